@@ -1,0 +1,62 @@
+// Definitions -> IR: the normalised shape the API serves and inference reads.
+// Pure and total: the catalogue stage has already validated every definition.
+import type { DerivedMetricDefinition, MetricDefinition, StructuredMetricDefinition } from "../catalog/types.js";
+import type { MetricIR } from "./ir.js";
+import type { MeasureIRWithHints } from "./measure-hints.js";
+
+function compileStructured(def: StructuredMetricDefinition): MetricIR {
+  return {
+    name: def.name,
+    kind: "structured",
+    datasource: def.datasource,
+    measures: def.measures.map((m): MeasureIRWithHints => ({
+      alias: m.alias,
+      function: m.function,
+      column: m.column,
+      ...(m.non_negative === undefined ? {} : { non_negative: m.non_negative }),
+    })),
+    dimensions: def.dimensions.map((d) => ({
+      name: d.name,
+      // A dimension that names the base table is read from it: null, like an unqualified one.
+      source_table: d.table === undefined || d.table === def.table ? null : d.table,
+      column: d.column,
+    })),
+    joins: def.joins.map((j) => ({ table: j.table, type: j.type, left_column: j.column, right_column: j.references, relationship: j.relationship })),
+    description: def.description,
+    table: def.table,
+    filter: def.filter,
+    timestamp: def.timestamp,
+    freshness_seconds: def.freshness_seconds,
+    inputs: [],
+    tolerances: { ...def.tolerances },
+    file: def.file,
+  };
+}
+
+function compileDerived(def: DerivedMetricDefinition): MetricIR {
+  return {
+    name: def.name,
+    kind: "derived",
+    datasource: def.datasource,
+    measures: [],
+    dimensions: [],
+    joins: [],
+    description: def.description,
+    table: null,
+    filter: null,
+    timestamp: null,
+    freshness_seconds: null,
+    inputs: [...def.inputs],
+    tolerances: {},
+    file: def.file,
+  };
+}
+
+export function compileMetric(def: MetricDefinition): MetricIR {
+  return def.kind === "derived" ? compileDerived(def) : compileStructured(def);
+}
+
+/** Same order as the definitions (the catalogue's deterministic order). */
+export function compileCatalog(metrics: MetricDefinition[]): MetricIR[] {
+  return metrics.map(compileMetric);
+}

@@ -1,0 +1,74 @@
+// IR -> inferred tests. Pure: listing tests never touches the warehouse.
+import type { MetricIR } from "../compile/ir.js";
+import { columnsExist } from "./rules/columns-exist.js";
+import { countKeyNotNull } from "./rules/count-key-not-null.js";
+import { dimensionNotNull } from "./rules/dimension-not-null.js";
+import { freshness } from "./rules/freshness.js";
+import { joinKeyUnique } from "./rules/join-key-unique.js";
+import { joinReferentialIntegrity } from "./rules/join-referential-integrity.js";
+import { measureFinite } from "./rules/measure-finite.js";
+import { measureNonNegative } from "./rules/measure-non-negative.js";
+import { measureNotNull } from "./rules/measure-not-null.js";
+import { tableNotEmpty } from "./rules/table-not-empty.js";
+import { timestampNotFuture } from "./rules/timestamp-not-future.js";
+import type { InferredTest } from "./types.js";
+
+/** In output order (the same order as RULE_IDS). */
+export const RULES: readonly ((ir: MetricIR) => InferredTest[])[] = [
+  tableNotEmpty,
+  columnsExist,
+  measureNotNull,
+  measureFinite,
+  measureNonNegative,
+  countKeyNotNull,
+  dimensionNotNull,
+  joinKeyUnique,
+  joinReferentialIntegrity,
+  timestampNotFuture,
+  freshness,
+];
+
+/** One test per key and metric: e.g. Sum(amount) and Avg(amount) need one NULL check. */
+function uniqueByKey(tests: InferredTest[]): InferredTest[] {
+  const seen = new Set<string>();
+  return tests.filter((test) => (seen.has(test.key) ? false : (seen.add(test.key), true)));
+}
+
+function inherited(ir: MetricIR, byName: Map<string, MetricIR>, visiting: Set<string>): InferredTest[] {
+  const tests: InferredTest[] = [];
+  for (const input of ir.inputs) {
+    const source = byName.get(input);
+    // Missing inputs and cycles are catalogue errors; guarded here so this stays total.
+    if (!source || visiting.has(input)) continue;
+    // The structured metric a test comes from is named once, e.g. "gross_revenue: revenue (amount) is never NULL".
+    const own = source.kind === "derived" ? testsOf(source, byName, new Set([...visiting, input])) : ownTests(source).map((t) => ({ ...t, name: `${source.name}: ${t.name}` }));
+    // Same key: the check runs once and its result is reported for each metric.
+    tests.push(...own.map((test) => ({ ...test, metric: ir.name })));
+  }
+  return tests;
+}
+
+function ownTests(ir: MetricIR): InferredTest[] {
+  return RULES.flatMap((rule) => rule(ir));
+}
+
+function testsOf(ir: MetricIR, byName: Map<string, MetricIR>, visiting: Set<string>): InferredTest[] {
+  return uniqueByKey(ir.kind === "derived" ? inherited(ir, byName, visiting) : ownTests(ir));
+}
+
+/** Tests of one metric; `all` resolves a derived metric's inputs (recursively). */
+export function inferTests(ir: MetricIR, all: MetricIR[]): InferredTest[] {
+  return testsOf(ir, indexByName(all), new Set([ir.name]));
+}
+
+function indexByName(all: MetricIR[]): Map<string, MetricIR> {
+  const byName = new Map<string, MetricIR>();
+  for (const metric of all) if (!byName.has(metric.name)) byName.set(metric.name, metric);
+  return byName;
+}
+
+/** Every metric's tests, in metric order then rule order; shared checks appear once per metric. */
+export function inferCatalog(irs: MetricIR[]): InferredTest[] {
+  const byName = indexByName(irs);
+  return irs.flatMap((ir) => testsOf(ir, byName, new Set([ir.name])));
+}

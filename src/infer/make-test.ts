@@ -1,0 +1,45 @@
+// Fills in the fields every inferred test shares: key, tolerance, sample query.
+import type { MetricIR } from "../compile/ir.js";
+import type { RuleId } from "./rule-ids.js";
+import { sampleSql } from "./sample-sql.js";
+import type { ColumnRef, Confidence, InferredTest, Probe, Severity } from "./types.js";
+
+/** DESIGN.md: 0 for HIGH, 1% for MEDIUM, and LOW never fails. */
+export const DEFAULT_TOLERANCE: Record<Severity, number> = { HIGH: 0, MEDIUM: 0.01, LOW: 1 };
+
+export interface TestSpec {
+  rule: RuleId;
+  name: string;
+  check: string;
+  severity: Severity;
+  confidence: Confidence;
+  /** database.table the test scans */
+  table: string;
+  filter: string | null;
+  columns: ColumnRef[];
+  probe: Probe;
+}
+
+/** Structured metrics only: rules return [] when the IR has no base table. */
+export function makeTest(ir: MetricIR, spec: TestSpec): InferredTest {
+  return {
+    // Metric name and test name stay out of the key: equal checks on the same rows run once.
+    key: `${ir.datasource}|${spec.table}|${spec.filter ?? ""}|${spec.rule}|${spec.check}`,
+    metric: ir.name,
+    rule: spec.rule,
+    name: spec.name,
+    check: spec.check,
+    severity: spec.severity,
+    confidence: spec.confidence,
+    tolerance: ir.tolerances[spec.rule] ?? DEFAULT_TOLERANCE[spec.severity],
+    datasource: ir.datasource,
+    table: spec.table,
+    filter: spec.filter,
+    columns: spec.columns,
+    probe: spec.probe,
+    sample_sql: sampleSql(spec.table, spec.filter, spec.probe),
+  };
+}
+
+/** Measures that aggregate a column's values (NULLs dropped, NaN poisons, sign matters). */
+export const VALUE_FUNCTIONS = new Set(["Sum", "Avg", "Min", "Max"]);

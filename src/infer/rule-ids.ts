@@ -1,0 +1,21 @@
+// Stable rule ids, in output order. The catalogue validates `tolerances:` keys against
+// this list, so a misspelt rule id is an error instead of a silently ignored override.
+export const RULE_IDS = [
+  "table_not_empty",
+  "columns_exist",
+  "measure_not_null",
+  "measure_finite",
+  "measure_non_negative",
+  "count_key_not_null",
+  "dimension_not_null",
+  "join_key_unique",
+  "join_referential_integrity",
+  "timestamp_not_future",
+  "freshness",
+] as const;
+
+export type RuleId = (typeof RULE_IDS)[number];
+
+export function isRuleId(value: string): value is RuleId {
+  return (RULE_IDS as readonly string[]).includes(value);
+}

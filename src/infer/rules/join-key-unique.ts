@@ -1,0 +1,23 @@
+// Prevents: duplicate keys in a many_to_one joined table fanning out base rows, so sums double-count.
+import type { MetricIR } from "../../compile/ir.js";
+import { quoteIdentifier } from "../../sql/identifiers.js";
+import { makeTest } from "../make-test.js";
+import type { InferredTest } from "../types.js";
+
+export function joinKeyUnique(ir: MetricIR): InferredTest[] {
+  if (ir.table === null) return [];
+  return ir.joins.map((join) =>
+    makeTest(ir, {
+      rule: "join_key_unique",
+      name: `join key ${join.table}.${join.right_column} is unique`,
+      check: `${join.right_column} is unique in ${join.table}`,
+      severity: "HIGH",
+      confidence: "high",
+      // The joined table as a whole: the metric's filter is about base rows.
+      table: join.table,
+      filter: null,
+      columns: [{ table: join.table, column: join.right_column }],
+      probe: { type: "duplicate_keys", key: quoteIdentifier(join.right_column) },
+    }),
+  );
+}

@@ -1,0 +1,29 @@
+// Prevents: future-dated events (timezone or unit bugs) inflating "today" and hiding staleness.
+import type { MetricIR } from "../../compile/ir.js";
+import { quoteIdentifier } from "../../sql/identifiers.js";
+import { makeTest } from "../make-test.js";
+import type { InferredTest } from "../types.js";
+
+/** Seconds of clock skew allowed between the writers' clocks and the ClickHouse server. */
+export const CLOCK_SKEW_SECONDS = 300;
+
+export function timestampNotFuture(ir: MetricIR): InferredTest[] {
+  const table = ir.table;
+  const column = ir.timestamp;
+  if (table === null || column === null) return [];
+  return [
+    makeTest(ir, {
+      rule: "timestamp_not_future",
+      name: `${column} is not in the future`,
+      check: `${column} <= now() + ${CLOCK_SKEW_SECONDS}`,
+      severity: "MEDIUM",
+      confidence: "high",
+      table,
+      filter: ir.filter,
+      columns: [{ table, column }],
+      // toDateTime: ClickHouse 18.16 compares a Date with a DateTime wrongly (a 2030 Date
+      // is not "> now()" there); the conversion is a no-op for DateTime columns.
+      probe: { type: "rows_where", violation: `toDateTime(${quoteIdentifier(column)}) > now() + ${CLOCK_SKEW_SECONDS}` },
+    }),
+  ];
+}

@@ -1,0 +1,87 @@
+import { describe, expect, it } from "vitest";
+import { parseCatalog } from "../../src/catalog/parse-catalog.js";
+import { compileCatalog, compileMetric } from "../../src/compile/compile.js";
+import { declaredNonNegative } from "../../src/compile/measure-hints.js";
+
+const YAML = `metrics:
+  - name: gross_revenue
+    description: Revenue
+    table: shop.orders
+    timestamp: created_at
+    freshness: 1d
+    filter: "status = 'completed'"
+    tolerances: { dimension_not_null: 0.2 }
+    measures:
+      - { alias: revenue, function: Sum, column: amount, non_negative: true }
+      - { alias: orders, function: Count }
+    dimensions:
+      - { name: country, column: country }
+      - { name: country2, column: country, table: shop.orders }
+      - { name: segment, column: segment, table: shop.customers }
+    joins:
+      - { table: shop.customers, type: inner, on: { column: customer_id, references: id }, relationship: one_to_one }
+  - name: ratio
+    kind: derived
+    description: A ratio
+    inputs: [gross_revenue]
+`;
+
+const definitions = parseCatalog([{ file: "metrics/shop.yaml", content: YAML }]).metrics;
+
+describe("compileMetric", () => {
+  it("compiles a structured metric to the IR shape", () => {
+    const ir = compileMetric(definitions[0]!);
+    expect(ir).toEqual({
+      name: "gross_revenue",
+      kind: "structured",
+      datasource: "default",
+      measures: [
+        { alias: "revenue", function: "Sum", column: "amount", non_negative: true },
+        { alias: "orders", function: "Count", column: null },
+      ],
+      dimensions: [
+        { name: "country", source_table: null, column: "country" },
+        { name: "country2", source_table: null, column: "country" },
+        { name: "segment", source_table: "shop.customers", column: "segment" },
+      ],
+      joins: [{ table: "shop.customers", type: "inner", left_column: "customer_id", right_column: "id", relationship: "one_to_one" }],
+      description: "Revenue",
+      table: "shop.orders",
+      filter: "status = 'completed'",
+      timestamp: "created_at",
+      freshness_seconds: 86_400,
+      inputs: [],
+      tolerances: { dimension_not_null: 0.2 },
+      file: "metrics/shop.yaml",
+    });
+    expect(declaredNonNegative(ir.measures[0]!)).toBe(true);
+    expect(declaredNonNegative(ir.measures[1]!)).toBeUndefined();
+    expect(Object.keys(ir.measures[1]!)).toEqual(["alias", "function", "column"]);
+  });
+
+  it("compiles a derived metric with empty structure and its inputs", () => {
+    expect(compileMetric(definitions[1]!)).toEqual({
+      name: "ratio",
+      kind: "derived",
+      datasource: "default",
+      measures: [],
+      dimensions: [],
+      joins: [],
+      description: "A ratio",
+      table: null,
+      filter: null,
+      timestamp: null,
+      freshness_seconds: null,
+      inputs: ["gross_revenue"],
+      tolerances: {},
+      file: "metrics/shop.yaml",
+    });
+  });
+
+  it("keeps the catalogue order and does not share arrays with the definitions", () => {
+    const irs = compileCatalog(definitions);
+    expect(irs.map((ir) => ir.name)).toEqual(["gross_revenue", "ratio"]);
+    irs[1]!.inputs.push("x");
+    expect(definitions[1]).toMatchObject({ inputs: ["gross_revenue"] });
+  });
+});
