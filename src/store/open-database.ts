@@ -1,0 +1,119 @@
+// Opens the store's database: PostgreSQL through @prisma/adapter-pg, or PGlite persisted in the
+// data directory. Migrations run first, on a dedicated session, before Prisma sees the schema.
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import { PrismaClient } from "../generated/prisma/client.js";
+import type { Logger } from "../logger.js";
+import { applyMigrations, readMigrations, type MigrationReport, type SqlSession } from "./migrate.js";
+import { defaultMigrationsDir } from "./package-root.js";
+import { describeError, StoreError } from "./store-error.js";
+
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  logger?: Logger | undefined;
+  /** defaults to prisma/migrations of this package */
+  migrationsDir?: string | undefined;
+}
+
+export interface Database {
+  prisma: PrismaClient;
+  kind: "postgres" | "pglite";
+  migrations: MigrationReport;
+  close(): Promise<void>;
+}
+
+/** Without it pg waits forever for an unreachable server; startup and requests must fail instead. */
+const CONNECT_TIMEOUT_MS = 10_000;
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 60_000 };
+
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  const files = await readMigrations(options.migrationsDir ?? defaultMigrationsDir());
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, files, options.logger)
+    : openPglite(options.dataDir, files, options.logger);
+}
+
+async function openPostgres(url: string, files: Awaited<ReturnType<typeof readMigrations>>, logger?: Logger): Promise<Database> {
+  const poolConfig = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: "metric-reliability" };
+  // pg emits 'error' on idle or checked-out clients when the server goes away; unhandled, that
+  // would crash the process. The adapter forwards both to these callbacks.
+  const adapterOptions = {
+    onPoolError: (error: Error) => logger?.warn({ err: describeError(error) }, "store connection pool error"),
+    onConnectionError: (error: Error) => logger?.warn({ err: describeError(error) }, "store connection error"),
+  };
+  const migrations = await migratePostgres(new PrismaPg(poolConfig, adapterOptions), files, logger);
+  const prisma = new PrismaClient({
+    adapter: new PrismaPg(poolConfig, adapterOptions),
+    errorFormat: "minimal",
+    transactionOptions: TRANSACTION_OPTIONS,
+  });
+  return { prisma, kind: "postgres", migrations, close: () => prisma.$disconnect() };
+}
+
+/** Migrates on one connection of a short-lived pool, so the session advisory lock is really held. */
+async function migratePostgres(factory: PrismaPg, files: Awaited<ReturnType<typeof readMigrations>>, logger?: Logger) {
+  const adapter = await factory.connect();
+  try {
+    const client = await adapter.underlyingDriver().connect();
+    const onError = (error: Error) => logger?.warn({ err: describeError(error) }, "store migration connection error");
+    client.on("error", onError);
+    let failure: Error | undefined;
+    try {
+      const session: SqlSession = {
+        exec: async (sql) => void (await client.query(sql)),
+        query: async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
+      };
+      return await applyMigrations(session, files, logger);
+    } catch (error) {
+      failure = error as Error;
+      throw error;
+    } finally {
+      client.removeListener("error", onError);
+      // A failed session is destroyed rather than pooled; that also drops any lock it held.
+      client.release(failure);
+    }
+  } catch (error) {
+    throw storeOpenError("PostgreSQL", error);
+  } finally {
+    await adapter.dispose().catch(() => undefined);
+  }
+}
+
+async function openPglite(dataDir: string, files: Awaited<ReturnType<typeof readMigrations>>, logger?: Logger): Promise<Database> {
+  const dir = path.resolve(dataDir, "pglite");
+  let db: PGlite;
+  try {
+    // PGlite does not create parent folders.
+    await mkdir(dir, { recursive: true });
+    db = await PGlite.create(dir);
+  } catch (error) {
+    throw new StoreError(`cannot open the embedded database in ${dir}: ${describeError(error)}`, { cause: error });
+  }
+  let migrations: MigrationReport;
+  try {
+    // One connection only; PGlite's exec runs multi-statement SQL.
+    const session: SqlSession = {
+      exec: async (sql) => void (await db.exec(sql)),
+      query: async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows,
+    };
+    migrations = await applyMigrations(session, files, logger);
+  } catch (error) {
+    await db.close().catch(() => undefined);
+    throw storeOpenError("embedded PGlite", error);
+  }
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db), errorFormat: "minimal", transactionOptions: TRANSACTION_OPTIONS });
+  const close = async () => {
+    await prisma.$disconnect();
+    if (!db.closed) await db.close();
+  };
+  return { prisma, kind: "pglite", migrations, close };
+}
+
+function storeOpenError(what: string, error: unknown): StoreError {
+  if (error instanceof StoreError) return error;
+  return new StoreError(`cannot prepare the ${what} store: ${describeError(error)}`, { cause: error });
+}
