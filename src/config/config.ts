@@ -1,0 +1,96 @@
+// Configuration is parsed once, at start, from the environment. A bad value stops the
+// daemon with a message that names the variable.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import cron from "node-cron";
+import { z } from "zod";
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const DEMO_METRICS_DIR = path.join(PACKAGE_ROOT, "demo", "metrics");
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"], { error: "expected true or false" })
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const keyList = z
+  .string()
+  .transform((v) => v.split(",").map((k) => k.trim()).filter((k) => k.length > 0))
+  .refine((keys) => keys.every((k) => k.length >= 16), { message: "every key must be at least 16 characters" });
+const url = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
+
+const EnvSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  METRICS_DIR: z.string().min(1).default(DEMO_METRICS_DIR),
+  DATA_DIR: z.string().min(1).default("./.data"),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// URL").optional(),
+  CLICKHOUSE_URL: url.optional(),
+  CLICKHOUSE_USER: z.string().optional(),
+  CLICKHOUSE_PASSWORD: z.string().optional(),
+  SCAN_SCHEDULE: z
+    .string()
+    .default("*/15 * * * *")
+    .refine((s) => s === "off" || cron.validate(s), { message: "expected a cron expression or off" }),
+  SCAN_ON_START: bool.default(true),
+  SCAN_CONCURRENCY: int(1, 64).default(4),
+  QUERY_TIMEOUT_SECONDS: int(1, 3600).default(60),
+  MAX_QUERY_SIZE: int(1024, 1 << 30).default(262144),
+  HISTORY_RETENTION_DAYS: int(1, 3650).default(90),
+  API_KEYS: keyList.default([]),
+  API_READONLY_KEYS: keyList.default([]),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
+});
+
+export interface DatasourceConfig {
+  name: string;
+  url: string;
+  username?: string;
+  password?: string;
+}
+
+export type Config = Omit<z.infer<typeof EnvSchema>, "CLICKHOUSE_URL" | "CLICKHOUSE_USER" | "CLICKHOUSE_PASSWORD"> & {
+  /** empty: the embedded engine serves the "default" datasource */
+  datasources: DatasourceConfig[];
+};
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+// CLICKHOUSE_<NAME>_URL names further datasources, e.g. CLICKHOUSE_FINANCE_URL -> "finance".
+const NAMED_URL = /^CLICKHOUSE_([A-Z][A-Z0-9_]*)_URL$/;
+
+function namedDatasources(env: NodeJS.ProcessEnv): DatasourceConfig[] {
+  const out: DatasourceConfig[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    const match = NAMED_URL.exec(key);
+    if (!match || value === undefined || value === "") continue;
+    const upper = match[1]!;
+    const parsed = url.safeParse(value);
+    if (!parsed.success) throw new ConfigError(`${key}: expected an http(s) URL`);
+    out.push({
+      name: upper.toLowerCase(),
+      url: parsed.data,
+      username: env[`CLICKHOUSE_${upper}_USER`],
+      password: env[`CLICKHOUSE_${upper}_PASSWORD`],
+    });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings mean "unset" (Helm and compose often render empty values).
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = EnvSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const { CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, ...rest } = parsed.data;
+  const datasources = namedDatasources(present).filter((d) => d.name !== "default");
+  if (CLICKHOUSE_URL) {
+    datasources.unshift({ name: "default", url: CLICKHOUSE_URL, username: CLICKHOUSE_USER, password: CLICKHOUSE_PASSWORD });
+  }
+  return { ...rest, DATA_DIR: path.resolve(rest.DATA_DIR), METRICS_DIR: path.resolve(rest.METRICS_DIR), datasources };
+}

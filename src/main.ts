@@ -1,0 +1,147 @@
+// Composition root: the only place that wires config, warehouses, store, services and transports.
+import type { Server } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createHttpApp } from "./api/http-app.js";
+import { embeddedApiKey } from "./api-keys.js";
+import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { createLogger, type Logger } from "./logger.js";
+import { createMetrics } from "./metrics/prometheus.js";
+import { createScanService } from "./scan/scan-service.js";
+import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
+import { createCompilerService } from "./services/compiler-service.js";
+import { loadCatalogSnapshot } from "./services/load-catalog.js";
+import { createReliabilityService } from "./services/reliability-service.js";
+import { createValidationService } from "./services/validation-service.js";
+import { createStore } from "./store/prisma-store.js";
+import { createWarehouses } from "./warehouse/create-warehouses.js";
+
+/** How often every replica re-reads statuses from the store for /metrics. */
+const METRICS_REFRESH_MS = 30_000;
+
+export interface Daemon {
+  port: number;
+  apiKeys: string[];
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(config: Config, logger: Logger): Promise<Daemon> {
+  const snapshot = await loadCatalogSnapshot(config.METRICS_DIR);
+  for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
+  logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length }, "catalogue compiled");
+
+  const apiKeys = [...config.API_KEYS];
+  if (apiKeys.length === 0 && config.API_READONLY_KEYS.length === 0) {
+    if (config.DATABASE_URL) throw new ConfigError("API_KEYS: no API key configured (required unless running fully embedded)");
+    const generated = await embeddedApiKey(config.DATA_DIR);
+    apiKeys.push(generated.key);
+    // Printed once, on creation, to the terminal only; never through the logger.
+    if (generated.created) process.stdout.write(`\nGenerated API key (kept in ${generated.file}):\n  ${generated.key}\n\n`);
+    else logger.info({ file: generated.file }, "using the generated API key kept in the data directory");
+  }
+
+  const warehouses = await createWarehouses(config, logger);
+  const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+  const aborted = await store.abortOrphanedScans();
+  if (aborted > 0) logger.warn({ aborted }, "marked scans left running by a previous process as aborted");
+
+  const metrics = createMetrics();
+  const getSnapshot = () => snapshot;
+  const scanService = createScanService({
+    getSnapshot,
+    warehouses,
+    store,
+    metrics,
+    logger,
+    concurrency: config.SCAN_CONCURRENCY,
+    maxQuerySize: config.MAX_QUERY_SIZE,
+    retentionDays: config.HISTORY_RETENTION_DAYS,
+  });
+  const reliability = createReliabilityService({ getSnapshot, store, scanService });
+  const refreshMetrics = () =>
+    reliability.refreshMetrics(metrics).catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
+  await refreshMetrics();
+  const refreshTimer = setInterval(refreshMetrics, METRICS_REFRESH_MS);
+  refreshTimer.unref();
+
+  let ready = false;
+  const app = createHttpApp({
+    services: {
+      validation: createValidationService({ getSnapshot, scanService }),
+      compiler: createCompilerService({ getSnapshot }),
+      reliability,
+    },
+    auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
+    metrics,
+    isReady: () => ready,
+    logger,
+  });
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.PORT;
+  logger.info({ port }, "listening");
+
+  const scheduler: Scheduler | null =
+    config.SCAN_SCHEDULE === "off" ? null : startScheduler({ schedule: config.SCAN_SCHEDULE, scanService, store, logger });
+  if (config.SCAN_ON_START) {
+    await scanService.trigger("startup").catch((error: unknown) => logger.error({ err: error }, "start-up scan could not start"));
+  }
+  ready = true;
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      ready = false;
+      clearInterval(refreshTimer);
+      await scheduler?.stop();
+      await scanService.stop();
+      server.closeIdleConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
+      await Promise.all([...warehouses.values()].map((w) => w.close()));
+      logger.info("stopped");
+    })());
+  return { port, apiKeys, stop };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  let daemon: Daemon;
+  try {
+    daemon = await startDaemon(config, logger);
+  } catch (error) {
+    logger.fatal({ err: error }, `start-up failed: ${(error as Error).message}`);
+    process.exit(1);
+  }
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, "shutting down");
+    const timer = setTimeout(() => {
+      logger.error("shutdown timed out");
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_SECONDS * 1000);
+    timer.unref();
+    daemon.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.on("unhandledRejection", (error) => logger.error({ err: error }, "unhandled rejection"));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  void main();
+}

@@ -1,0 +1,113 @@
+// The one scan service behind POST /v1/reliability/scan, POST /v1/semantic-tests/run,
+// the cron schedule and the start-up scan. One scan runs at a time per process; a trigger
+// while one runs joins it (coalesced) instead of queueing a second pass over the warehouse.
+import { randomUUID } from "node:crypto";
+import { AppError, unavailable } from "../errors/app-error.js";
+import type { TestResult } from "../evaluate/types.js";
+import type { Logger } from "../logger.js";
+import type { Metrics } from "../metrics/prometheus.js";
+import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import type { ScanRecord, ScanTrigger, Store } from "../store/store.js";
+import type { Warehouse } from "../warehouse/warehouse.js";
+import { executeScan } from "./execute-scan.js";
+import type { ScanService } from "./types.js";
+
+export interface ScanServiceOptions {
+  getSnapshot: () => CatalogSnapshot;
+  warehouses: ReadonlyMap<string, Warehouse>;
+  store: Store;
+  metrics: Metrics;
+  logger: Logger;
+  concurrency: number;
+  maxQuerySize: number;
+  retentionDays: number;
+}
+
+interface RunningScan {
+  record: ScanRecord;
+  done: Promise<{ scan: ScanRecord; results: TestResult[] }>;
+  abort: AbortController;
+}
+
+export function createScanService(options: ScanServiceOptions): ScanService {
+  const { store, logger, metrics } = options;
+  let running: RunningScan | null = null;
+
+  async function execute(record: ScanRecord, abort: AbortController): Promise<{ scan: ScanRecord; results: TestResult[] }> {
+    const started = performance.now();
+    const log = logger.child({ scan_id: record.scan_id, trigger: record.trigger });
+    try {
+      const outcome = await executeScan(options.getSnapshot(), options.warehouses, {
+        scanId: record.scan_id,
+        concurrency: options.concurrency,
+        maxQuerySize: options.maxQuerySize,
+        signal: abort.signal,
+        onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
+      });
+      const finishedAt = new Date();
+      const scan = await store.completeScan({ scan_id: record.scan_id, finished_at: finishedAt, ...outcome });
+      const seconds = (performance.now() - started) / 1000;
+      metrics.observeScan(record.trigger, "succeeded", seconds, finishedAt);
+      metrics.setStatuses(outcome.statuses);
+      metrics.setTestCounts(scan.summary ?? { passing: 0, failing: 0, warning: 0 });
+      log.info({ seconds, summary: scan.summary }, "scan succeeded");
+      await store.prune(new Date(finishedAt.getTime() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
+        log.warn({ err: error }, "pruning history failed");
+      });
+      return { scan, results: outcome.results };
+    } catch (error) {
+      const message = (error as Error).message;
+      metrics.observeScan(record.trigger, "failed", (performance.now() - started) / 1000);
+      log.error({ err: error }, "scan failed");
+      // The store may be the thing that is down: a failed write here must not crash the daemon.
+      const scan = await store.failScan(record.scan_id, new Date(), message).catch(() => ({ ...record, status: "failed" as const, error: message, finished_at: new Date() }));
+      return { scan, results: [] };
+    }
+  }
+
+  async function trigger(trigger: ScanTrigger): Promise<{ scan: ScanRecord; coalesced: boolean }> {
+    if (running) return { scan: running.record, coalesced: true };
+    const scanId = randomUUID();
+    let record: ScanRecord;
+    try {
+      record = await store.createScan({ scan_id: scanId, trigger, started_at: new Date() });
+    } catch (error) {
+      throw unavailable(`cannot record the scan: the store is unavailable (${(error as Error).message})`, error);
+    }
+    if (running) return { scan: (running as RunningScan).record, coalesced: true };
+    const abort = new AbortController();
+    const current: RunningScan = { record, abort, done: execute(record, abort) };
+    running = current;
+    void current.done.finally(() => {
+      if (running === current) running = null;
+    });
+    return { scan: record, coalesced: false };
+  }
+
+  async function wait(scanId: string): Promise<ScanRecord> {
+    if (running?.record.scan_id === scanId) return (await running.done).scan;
+    const scan = await store.getScan(scanId);
+    if (!scan) throw new AppError("not_found", `scan "${scanId}" not found`);
+    return scan;
+  }
+
+  async function run(triggerName: ScanTrigger): Promise<{ scan: ScanRecord; results: TestResult[] }> {
+    const { scan } = await trigger(triggerName);
+    const finished = running?.record.scan_id === scan.scan_id ? await running.done : { scan: await wait(scan.scan_id), results: [] };
+    if (finished.scan.status !== "succeeded") {
+      throw unavailable(`scan ${finished.scan.scan_id} ${finished.scan.status}: ${finished.scan.error ?? "unknown error"}`);
+    }
+    if (finished.results.length > 0) return finished;
+    const latest = await store.latestResults();
+    return { scan: finished.scan, results: latest?.scan.scan_id === finished.scan.scan_id ? latest.results : [] };
+  }
+
+  async function stop(): Promise<void> {
+    const current = running;
+    if (!current) return;
+    current.abort.abort();
+    await current.done;
+  }
+
+  return { trigger, wait, run, stop };
+}

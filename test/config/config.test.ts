@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, DEMO_METRICS_DIR, loadConfig } from "../../src/config/config.js";
+
+describe("loadConfig", () => {
+  it("applies the documented defaults on an empty environment", () => {
+    const config = loadConfig({});
+    expect(config.PORT).toBe(8080);
+    expect(config.METRICS_DIR).toBe(DEMO_METRICS_DIR);
+    expect(config.SCAN_SCHEDULE).toBe("*/15 * * * *");
+    expect(config.SCAN_ON_START).toBe(true);
+    expect(config.SCAN_CONCURRENCY).toBe(4);
+    expect(config.QUERY_TIMEOUT_SECONDS).toBe(60);
+    expect(config.LOG_LEVEL).toBe("info");
+    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.datasources).toEqual([]);
+    expect(config.API_KEYS).toEqual([]);
+  });
+
+  it("treats empty strings as unset", () => {
+    expect(loadConfig({ PORT: "", CLICKHOUSE_URL: "" }).PORT).toBe(8080);
+  });
+
+  it("names the bad variable", () => {
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(ConfigError);
+    expect(() => loadConfig({ PORT: "eighty" })).toThrow(/PORT/);
+    expect(() => loadConfig({ SCAN_SCHEDULE: "every minute" })).toThrow(/SCAN_SCHEDULE: expected a cron expression/);
+    expect(() => loadConfig({ SCAN_ON_START: "maybe" })).toThrow(/SCAN_ON_START/);
+    expect(() => loadConfig({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
+    expect(() => loadConfig({ API_KEYS: "short" })).toThrow(/API_KEYS: every key must be at least 16 characters/);
+    expect(() => loadConfig({ CLICKHOUSE_FINANCE_URL: "not a url" })).toThrow(/CLICKHOUSE_FINANCE_URL/);
+  });
+
+  it("builds the datasource list from CLICKHOUSE_URL and CLICKHOUSE_<NAME>_URL", () => {
+    const config = loadConfig({
+      CLICKHOUSE_URL: "http://ch:8123",
+      CLICKHOUSE_USER: "reader",
+      CLICKHOUSE_PASSWORD: "secret",
+      CLICKHOUSE_FINANCE_URL: "https://finance-ch:8443",
+      CLICKHOUSE_FINANCE_USER: "fin",
+    });
+    expect(config.datasources).toEqual([
+      { name: "default", url: "http://ch:8123", username: "reader", password: "secret" },
+      { name: "finance", url: "https://finance-ch:8443", username: "fin", password: undefined },
+    ]);
+  });
+
+  it("splits key lists and accepts off as a schedule", () => {
+    const config = loadConfig({ API_KEYS: "a".repeat(16) + ", " + "b".repeat(20), SCAN_SCHEDULE: "off", SCAN_ON_START: "false" });
+    expect(config.API_KEYS).toEqual(["a".repeat(16), "b".repeat(20)]);
+    expect(config.SCAN_SCHEDULE).toBe("off");
+    expect(config.SCAN_ON_START).toBe(false);
+  });
+});
