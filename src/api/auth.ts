@@ -1,0 +1,51 @@
+// Bearer-key auth, the ONE module both transports use. Keys are compared as SHA-256 digests
+// with timingSafeEqual: fixed-length inputs, so neither a key's content nor its length leaks
+// through timing. Every configured key is compared on every request (no early exit).
+import { createHash, timingSafeEqual } from "node:crypto";
+import { AppError } from "../errors/app-error.js";
+
+export type Access = "read" | "write";
+
+export interface AuthOptions {
+  /** read + write */
+  keys: readonly string[];
+  /** read only: POST routes and tRPC mutations answer 403 */
+  readonlyKeys: readonly string[];
+}
+
+/** Checks an Authorization header value; returns the granted access or throws AppError 401/403. */
+export type Authenticator = (authorization: string | undefined, need: Access) => Access;
+
+const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
+
+/** Constant-time string equality (independent of where or whether the strings differ, and of length). */
+export function constantTimeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+const BEARER = /^Bearer +([^\s]+) *$/i;
+
+export function bearerToken(authorization: string | undefined): string | null {
+  if (!authorization) return null;
+  return BEARER.exec(authorization)?.[1] ?? null;
+}
+
+export function createAuthenticator(options: AuthOptions): Authenticator {
+  const entries = [
+    ...options.keys.map((k) => ({ digest: digest(k), access: "write" as Access })),
+    ...options.readonlyKeys.map((k) => ({ digest: digest(k), access: "read" as Access })),
+  ];
+  return (authorization, need) => {
+    const token = bearerToken(authorization);
+    if (token === null) throw new AppError("unauthorized", "missing bearer token: send Authorization: Bearer <API key>");
+    const presented = digest(token);
+    let granted: Access | null = null;
+    for (const entry of entries) {
+      // `write` wins if a key is (mis)configured in both lists.
+      if (timingSafeEqual(presented, entry.digest) && granted !== "write") granted = entry.access;
+    }
+    if (granted === null) throw new AppError("unauthorized", "invalid API key");
+    if (need === "write" && granted !== "write") throw new AppError("forbidden", "this API key is read-only");
+    return granted;
+  };
+}

@@ -1,0 +1,93 @@
+// The HTTP transport: REST /v1, tRPC /trpc, and the open operational endpoints.
+// main.ts calls listen(); this module only builds the app.
+import { createExpressMiddleware } from "@trpc/server/adapters/express";
+import express, { type Express, type RequestHandler } from "express";
+import type { Logger } from "../logger.js";
+import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
+import type { Services } from "../services/types.js";
+import { createAuthenticator, type AuthOptions } from "./auth.js";
+import { errorMiddleware, notFoundHandler } from "./rest/http-errors.js";
+import { registerRoutes } from "./rest/routes.js";
+import { createAppRouter } from "./trpc/router.js";
+import { contextFactory } from "./trpc/trpc.js";
+import { appErrorOf } from "./trpc/trpc-errors.js";
+
+export interface HttpAppOptions {
+  services: Services;
+  auth: AuthOptions;
+  metrics: Pick<Metrics, "registry" | "httpMiddleware">;
+  isReady: () => boolean;
+  logger: Logger;
+}
+
+/** Logs method, path and status only: never headers (API keys), query strings or bodies. */
+function requestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = performance.now();
+    res.once("finish", () => {
+      const probe = req.path === "/healthz" || req.path === "/readyz" || req.path === "/metrics";
+      const entry = { method: req.method, path: req.path.slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) };
+      if (probe) logger.debug(entry, "request");
+      else logger.info(entry, "request");
+    });
+    next();
+  };
+}
+
+export function createHttpApp(options: HttpAppOptions): Express {
+  const { services, metrics, isReady, logger } = options;
+  const authenticate = createAuthenticator(options.auth);
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+
+  app.use(metrics.httpMiddleware);
+  app.use(requestLog(logger));
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", (_req, res) => {
+    if (isReady()) res.json({ status: "ready" });
+    else res.status(503).json({ error: { code: "unavailable", message: "not ready" } });
+  });
+  app.get("/metrics", async (_req, res) => {
+    res.set("Content-Type", metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  registerRoutes(app, services, authenticate);
+
+  app.use(
+    "/trpc",
+    (_req, res, next) => {
+      res.locals[ROUTE_LABEL_LOCAL] = "/trpc";
+      next();
+    },
+    createExpressMiddleware({
+      router: createAppRouter(services),
+      createContext: contextFactory(authenticate),
+      // Same headers as REST: WWW-Authenticate on 401, Retry-After etc. from the AppError.
+      responseMeta: ({ errors }) => {
+        const headers: Record<string, string> = {};
+        for (const error of errors) {
+          const appError = appErrorOf(error);
+          Object.assign(headers, appError.headers);
+          if (appError.code === "unauthorized") headers["WWW-Authenticate"] = "Bearer";
+        }
+        return { headers };
+      },
+      onError: ({ error, path }) => {
+        if (appErrorOf(error).code === "internal") logger.error({ err: error.cause ?? error, procedure: path }, "tRPC procedure failed");
+      },
+    }),
+  );
+
+  // An unknown path under /v1 still needs a key: without one, every /v1 call is a 401.
+  app.use("/v1", (req, _res, next) => {
+    authenticate(req.headers.authorization, "read");
+    next();
+  });
+  app.use(notFoundHandler);
+  app.use(errorMiddleware(logger));
+  return app;
+}

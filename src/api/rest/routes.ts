@@ -1,0 +1,49 @@
+// REST /v1: parse input with the shared schema, call the service, send JSON. Nothing else.
+import express, { type Express, type Request, type RequestHandler, type Response } from "express";
+import type { Services } from "../../services/types.js";
+import type { Access, Authenticator } from "../auth.js";
+import { metricNameInput, parseInput, scanIdInput, scanInput, tableInput } from "../schemas.js";
+
+/** Body size cap for POST routes: no endpoint takes a body, so anything large is abuse. */
+const JSON_LIMIT = "16kb";
+
+function requireAccess(authenticate: Authenticator, need: Access): RequestHandler {
+  return (req, _res, next) => {
+    authenticate(req.headers.authorization, need);
+    next();
+  };
+}
+
+/** Express 5 forwards a rejected promise to the error middleware, so no try/catch here. */
+const ok =
+  (handler: (req: Request) => Promise<unknown>): RequestHandler =>
+  async (req: Request, res: Response) => {
+    res.status(200).json(await handler(req));
+  };
+
+export function registerRoutes(app: Express, services: Services, authenticate: Authenticator): void {
+  // Auth runs per route (after routing), so the HTTP metrics label 401s with the route pattern.
+  const read = requireAccess(authenticate, "read");
+  const write = requireAccess(authenticate, "write");
+  // Parsed only after auth, so an anonymous caller cannot make us parse anything.
+  const body = express.json({ limit: JSON_LIMIT });
+  const { validation, compiler, reliability } = services;
+
+  app.get("/v1/validation/tests", read, ok(() => validation.listTests()));
+  app.post("/v1/semantic-tests/run", write, body, ok(() => validation.runTests()));
+
+  app.get("/v1/compiler/ir", read, ok(() => compiler.status()));
+  app.get("/v1/compiler/status", read, ok(() => compiler.status()));
+  app.get("/v1/compiler/ir/:name", read, ok((req) => compiler.irByName(parseInput(metricNameInput, req.params).name)));
+
+  app.get("/v1/reliability/status", read, ok(() => reliability.status()));
+  app.get("/v1/reliability/status/:name", read, ok((req) => reliability.metricStatus(parseInput(metricNameInput, req.params).name)));
+  app.get("/v1/reliability/affected-by/:table", read, ok((req) => reliability.affectedBy(parseInput(tableInput, req.params).table)));
+  app.post("/v1/reliability/scan", write, body, async (req, res) => {
+    const wait = parseInput(scanInput, req.query).wait ?? false;
+    const scan = await reliability.triggerScan({ wait });
+    // 202: accepted and still running; 200: the finished scan (?wait=true).
+    res.status(wait ? 200 : 202).json(scan);
+  });
+  app.get("/v1/reliability/scans/:id", read, ok((req) => reliability.getScan(parseInput(scanIdInput, req.params).id)));
+}

@@ -1,0 +1,60 @@
+// The ONE set of input schemas, shared by REST handlers and tRPC procedures, so both
+// transports accept and reject exactly the same input. Messages name the parameter and
+// the expected form but never echo the value (it may be 10 KB of hostile text).
+import { z } from "zod";
+import { badRequest, type AppError } from "../errors/app-error.js";
+
+export const METRIC_NAME = /^[a-z][a-z0-9_]{0,127}$/;
+const IDENT = "[A-Za-z_][A-Za-z0-9_]{0,127}";
+/** database.table; a bare table name is accepted too and matches that table in any database. */
+export const TABLE_NAME = new RegExp(`^(?:${IDENT}\\.)?${IDENT}$`);
+
+// Length is checked first so a huge value is rejected before any pattern work.
+export const metricName = z
+  .string({ error: "expected a string" })
+  .max(128, { error: "expected a metric name of at most 128 characters" })
+  .regex(METRIC_NAME, { error: `expected a metric name matching ${METRIC_NAME.source}` });
+
+export const tableName = z
+  .string({ error: "expected a string" })
+  .max(257, { error: "expected a table name of at most 257 characters" })
+  .regex(TABLE_NAME, { error: "expected a table name: database.table (or a bare table name)" });
+
+export const scanId = z
+  .string({ error: "expected a string" })
+  .max(64, { error: "expected a scan id (UUID)" })
+  .pipe(z.uuid({ error: "expected a scan id (UUID)" }))
+  // Ids are stored lower-case (randomUUID); accept either case.
+  .transform((id) => id.toLowerCase());
+
+/** A boolean in tRPC; in a query string only the literal "true" / "false". */
+export const waitFlag = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")], {
+  error: "expected true or false",
+});
+
+export const metricNameInput = z.object({ name: metricName });
+export const tableInput = z.object({ table: tableName });
+export const scanIdInput = z.object({ id: scanId });
+export const scanInput = z.object({ wait: waitFlag.optional() });
+
+export type ScanInput = z.output<typeof scanInput>;
+
+/** One line naming the parameter of the first problem, e.g. `invalid name: expected a metric name ...`. */
+export function issuesMessage(issues: readonly { path?: readonly PropertyKey[]; message: string }[]): string {
+  const issue = issues[0];
+  if (!issue) return "invalid input";
+  const path = (issue.path ?? []).map((p) => String(p)).join(".");
+  // zod's own messages for a missing/mistyped whole input already start with "Invalid input".
+  return path ? `invalid parameter "${path}": ${issue.message}` : issue.message;
+}
+
+export function invalidInput(issues: readonly { path?: readonly PropertyKey[]; message: string }[]): AppError {
+  return badRequest(issuesMessage(issues));
+}
+
+/** REST: parse or throw AppError bad_request. */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidInput(result.error.issues);
+  return result.data;
+}

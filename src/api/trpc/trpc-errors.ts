@@ -1,0 +1,45 @@
+// AppError -> tRPC, in one place: the TRPCError code comes from the shared code table, and
+// the errorFormatter puts the AppError code string in `data.appCode` (REST's `error.code`).
+import { TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../../errors/app-error.js";
+import { invalidInput } from "../schemas.js";
+
+const APP_CODE_BY_TRPC = new Map<string, ErrorCode>(
+  (Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]).map(([code, v]) => [v.trpc, code]),
+);
+
+const hasIssues = (e: unknown): e is { issues: { path?: PropertyKey[]; message: string }[] } =>
+  typeof e === "object" && e !== null && Array.isArray((e as { issues?: unknown }).issues);
+
+/** The AppError behind any error a procedure produced (schema failures become bad_request). */
+export function appErrorOf(error: unknown): AppError {
+  if (error instanceof TRPCError) {
+    if (error.cause instanceof AppError) return error.cause;
+    if (hasIssues(error.cause)) return invalidInput(error.cause.issues);
+    const code = APP_CODE_BY_TRPC.get(error.code);
+    // tRPC's own client errors (unknown procedure, bad batch, wrong method, ...) keep their message.
+    if (code && code !== "internal") return new AppError(code, error.message, { cause: error });
+    if (getHTTPStatusCodeFromError(error) < 500) return new AppError("bad_request", error.message, { cause: error });
+    return toAppError(error.cause ?? error);
+  }
+  return toAppError(error);
+}
+
+export function toTRPCError(error: unknown): TRPCError {
+  const appError = appErrorOf(error);
+  return new TRPCError({ code: ERROR_CODES[appError.code].trpc as TRPC_ERROR_CODE_KEY, message: appError.message, cause: appError });
+}
+
+interface ShapeLike {
+  message: string;
+  code: number;
+  data: { code: string; httpStatus: number; path?: string; stack?: string };
+}
+
+export function formatTRPCError<S extends ShapeLike>({ shape, error }: { shape: S; error: TRPCError }) {
+  const appError = appErrorOf(error);
+  // No stack traces in responses, even when NODE_ENV=development.
+  const { stack: _stack, ...data } = shape.data;
+  return { ...shape, message: appError.message, data: { ...data, appCode: appError.code } };
+}

@@ -1,0 +1,124 @@
+// Prometheus metrics on a per-app Registry (no global state, so tests and several apps in one
+// process never collide). Base units (seconds), bounded labels: metric names come from the
+// catalogue, routes are patterns, never raw URLs.
+import type { RequestHandler } from "express";
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export const RELIABILITY_STATUSES = ["healthy", "degraded", "unreliable", "unknown"] as const;
+const TRIGGERS = ["manual", "schedule", "startup", "api_run"] as const;
+const OUTCOMES = ["succeeded", "failed"] as const;
+
+export interface Metrics {
+  registry: Registry;
+  observeScan(trigger: string, outcome: "succeeded" | "failed", durationSeconds: number, finishedAt?: Date): void;
+  /** Replaces the whole set: metrics no longer passed (removed from the catalogue) disappear. */
+  setStatuses(statuses: readonly { metric_name: string; status: string; safe_to_use?: boolean }[]): void;
+  setTestCounts(counts: { passing: number; failing: number; warning: number }): void;
+  observeWarehouseQuery(seconds: number): void;
+  /** Seeds the last-success gauge from the store, so every replica reports it, not only the one that scanned. */
+  setLastSuccessfulScan(finishedAt: Date): void;
+  /** Records http_request_duration_seconds; mount before the routes. */
+  httpMiddleware: RequestHandler;
+}
+
+/** Set on res.locals by mounts that have no express route (tRPC) to name their label. */
+export const ROUTE_LABEL_LOCAL = "metricsRoute";
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const status = new Gauge({
+    name: "metric_reliability_status",
+    help: "Reliability status of each catalogue metric as a state set: 1 for the current status, 0 for the others.",
+    labelNames: ["metric", "status"] as const,
+    registers: [registry],
+  });
+  const safe = new Gauge({
+    name: "metric_reliability_safe_to_use",
+    help: "1 when the metric is safe to use (healthy or degraded), else 0.",
+    labelNames: ["metric"] as const,
+    registers: [registry],
+  });
+  const scans = new Counter({
+    name: "metric_reliability_scans_total",
+    help: "Finished reliability scans by trigger and outcome.",
+    labelNames: ["trigger", "outcome"] as const,
+    registers: [registry],
+  });
+  const scanDuration = new Histogram({
+    name: "metric_reliability_scan_duration_seconds",
+    help: "Wall-clock duration of reliability scans.",
+    buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800],
+    registers: [registry],
+  });
+  const lastSuccess = new Gauge({
+    name: "metric_reliability_last_successful_scan_timestamp_seconds",
+    help: "Unix time at which the last successful scan finished.",
+    registers: [registry],
+  });
+  const tests = new Gauge({
+    name: "metric_reliability_tests",
+    help: "Inferred tests by status in the last successful scan.",
+    labelNames: ["status"] as const,
+    registers: [registry],
+  });
+  const queryDuration = new Histogram({
+    name: "metric_reliability_warehouse_query_duration_seconds",
+    help: "Duration of warehouse queries issued by scans.",
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const http = new Histogram({
+    name: "http_request_duration_seconds",
+    help: "HTTP request duration by method, route pattern and status code.",
+    labelNames: ["method", "route", "status_code"] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+
+  // Zero-initialised so rate()/increase() work before the first scan of each kind.
+  for (const trigger of TRIGGERS) for (const outcome of OUTCOMES) scans.inc({ trigger, outcome }, 0);
+
+  const httpMiddleware: RequestHandler = (req, res, next) => {
+    const end = http.startTimer();
+    res.once("finish", () => {
+      const routePath: unknown = req.route?.path;
+      const local: unknown = res.locals[ROUTE_LABEL_LOCAL];
+      const route = typeof routePath === "string" ? routePath : typeof local === "string" ? local : "unmatched";
+      end({ method: req.method, route, status_code: String(res.statusCode) });
+    });
+    next();
+  };
+
+  return {
+    registry,
+    observeScan(trigger, outcome, durationSeconds, finishedAt) {
+      scans.inc({ trigger, outcome });
+      scanDuration.observe(durationSeconds);
+      if (outcome === "succeeded") lastSuccess.set((finishedAt ?? new Date()).getTime() / 1000);
+    },
+    setStatuses(statuses) {
+      // reset + set runs synchronously, so a scrape never sees a half-updated set.
+      status.reset();
+      safe.reset();
+      for (const s of statuses) {
+        for (const candidate of RELIABILITY_STATUSES) status.set({ metric: s.metric_name, status: candidate }, s.status === candidate ? 1 : 0);
+        const isSafe = s.safe_to_use ?? (s.status === "healthy" || s.status === "degraded");
+        safe.set({ metric: s.metric_name }, isSafe && s.status !== "unknown" ? 1 : 0);
+      }
+    },
+    setTestCounts(counts) {
+      tests.set({ status: "passing" }, counts.passing);
+      tests.set({ status: "failing" }, counts.failing);
+      tests.set({ status: "warning" }, counts.warning);
+    },
+    observeWarehouseQuery(seconds) {
+      queryDuration.observe(seconds);
+    },
+    setLastSuccessfulScan(finishedAt) {
+      lastSuccess.set(finishedAt.getTime() / 1000);
+    },
+    httpMiddleware,
+  };
+}

@@ -1,0 +1,40 @@
+// What the transports (REST, tRPC) call. All logic lives behind these; transports only
+// parse input with src/api/schemas.ts, call one method and send the result.
+import type { MetricIR } from "../compile/ir.js";
+import type {
+  AffectedByView,
+  CompilerStatusView,
+  MetricStatusView,
+  ScanTriggerView,
+  ScanView,
+  StatusListingView,
+  TestListing,
+  TestRunView,
+} from "./views.js";
+
+export interface ValidationService {
+  listTests(): Promise<TestListing>;
+  runTests(): Promise<TestRunView>;
+}
+
+export interface CompilerService {
+  status(): Promise<CompilerStatusView>;
+  /** throws AppError not_found for a metric outside the catalogue */
+  irByName(name: string): Promise<MetricIR>;
+}
+
+export interface ReliabilityService {
+  status(): Promise<StatusListingView>;
+  /** throws AppError not_found for a metric outside the catalogue */
+  metricStatus(name: string): Promise<MetricStatusView>;
+  affectedBy(table: string): Promise<AffectedByView>;
+  /** without wait: the running scan at once; with wait: its finished state */
+  triggerScan(options: { wait: boolean }): Promise<ScanTriggerView>;
+  getScan(id: string): Promise<ScanView>;
+}
+
+export interface Services {
+  validation: ValidationService;
+  compiler: CompilerService;
+  reliability: ReliabilityService;
+}

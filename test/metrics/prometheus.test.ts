@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { createMetrics } from "../../src/metrics/prometheus.js";
+
+describe("createMetrics", () => {
+  it("uses its own registry", async () => {
+    const a = createMetrics();
+    const b = createMetrics();
+    expect(a.registry).not.toBe(b.registry);
+    expect(await a.registry.metrics()).toContain("process_cpu_user_seconds_total");
+  });
+
+  it("exports the status state set and replaces it as a whole", async () => {
+    const m = createMetrics();
+    m.setStatuses([
+      { metric_name: "gross_revenue", status: "degraded" },
+      { metric_name: "order_count", status: "unreliable", safe_to_use: false },
+    ]);
+    let text = await m.registry.metrics();
+    expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="degraded"} 1');
+    expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="healthy"} 0');
+    expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unknown"} 0');
+    expect(text).toContain('metric_reliability_status{metric="order_count",status="unreliable"} 1');
+    expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 1');
+    expect(text).toContain('metric_reliability_safe_to_use{metric="order_count"} 0');
+
+    m.setStatuses([{ metric_name: "gross_revenue", status: "unknown" }]);
+    text = await m.registry.metrics();
+    expect(text).not.toContain('metric="order_count"');
+    expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unknown"} 1');
+    expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 0');
+  });
+
+  it("exports scan, test and warehouse series", async () => {
+    const m = createMetrics();
+    m.observeScan("manual", "succeeded", 2.5, new Date("2024-05-01T10:00:00Z"));
+    m.observeScan("schedule", "failed", 1);
+    m.setTestCounts({ passing: 7, failing: 2, warning: 1 });
+    m.observeWarehouseQuery(0.2);
+    const text = await m.registry.metrics();
+    expect(text).toContain('metric_reliability_scans_total{trigger="manual",outcome="succeeded"} 1');
+    expect(text).toContain('metric_reliability_scans_total{trigger="schedule",outcome="failed"} 1');
+    expect(text).toContain('metric_reliability_scans_total{trigger="startup",outcome="succeeded"} 0');
+    expect(text).toContain("metric_reliability_scan_duration_seconds_count 2");
+    expect(text).toContain("metric_reliability_last_successful_scan_timestamp_seconds 1714557600");
+    expect(text).toContain('metric_reliability_tests{status="failing"} 2');
+    expect(text).toContain('metric_reliability_tests{status="passing"} 7');
+    expect(text).toContain("metric_reliability_warehouse_query_duration_seconds_count 1");
+  });
+});
