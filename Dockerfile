@@ -1,0 +1,78 @@
+# syntax=docker/dockerfile:1
+#
+# metric-reliability container images. Targets:
+#   runtime (default, last stage)  the daemon: production dependencies only, no chdb (set CLICKHOUSE_URL)
+#   migrate                        `prisma migrate deploy` with the Prisma CLI and its schema engine;
+#                                  used by the Helm chart's pre-install/pre-upgrade Job
+#
+#   docker build -t metric-reliability:0.1.0 .
+#   docker build --target migrate -t metric-reliability:0.1.0-migrate .
+#
+# Install scripts are disabled everywhere (--ignore-scripts): nothing in the dependency tree needs
+# one at run time, and the optional embedded ClickHouse (chdb, ~550 MB) is left out of every stage.
+
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---------------------------------------------------------------------------------------------
+# build: all dependencies except optional ones, Prisma client generation, TypeScript compilation
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV CHECKPOINT_DISABLE=1 \
+    PRISMA_HIDE_UPDATE_MESSAGE=1 \
+    NPM_CONFIG_UPDATE_NOTIFIER=false \
+    NPM_CONFIG_FUND=false \
+    NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json ./
+RUN npm ci --omit=optional --ignore-scripts
+COPY . .
+# `build` = prisma generate && tsc -p tsconfig.build.json  ->  dist/ (incl. dist/generated/prisma)
+RUN npm run build && test -f dist/main.js
+
+# ---------------------------------------------------------------------------------------------
+# prod-deps: production dependencies only (no dev, no optional)
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
+
+# ---------------------------------------------------------------------------------------------
+# migrate: the build stage plus Prisma's native schema engine, downloaded at build time so the
+# Job needs no internet access. Runs `prisma migrate deploy` (prisma.config.ts, prisma/migrations).
+FROM build AS migrate
+# Prisma detects the OpenSSL version to pick the engine build; the slim image has no openssl.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends openssl ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+# @prisma/engines' postinstall downloads the schema engine next to itself (it fails silently, so
+# check that the binary arrived), then pin it through PRISMA_SCHEMA_ENGINE_BINARY.
+RUN node node_modules/@prisma/engines/scripts/postinstall.js \
+ && set -- node_modules/@prisma/engines/schema-engine-* \
+ && test -f "$1" \
+ && install -m 0755 "$1" /usr/local/bin/prisma-schema-engine \
+ && rm -f node_modules/@prisma/engines/schema-engine-*
+ENV PRISMA_SCHEMA_ENGINE_BINARY=/usr/local/bin/prisma-schema-engine \
+    NODE_ENV=production \
+    HOME=/tmp
+USER node
+CMD ["node", "node_modules/prisma/build/index.js", "migrate", "deploy"]
+
+# ---------------------------------------------------------------------------------------------
+# runtime: the daemon
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production \
+    PORT=8080 \
+    DATA_DIR=/app/.data
+COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
+COPY --from=build --chown=root:root /app/dist ./dist
+COPY --chown=root:root package.json ./
+COPY --chown=root:root prisma ./prisma
+COPY --chown=root:root demo ./demo
+# The code is root-owned and read-only for the service user; only the data directory is writable.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "dist/main.js"]
