@@ -69,7 +69,8 @@ export function evaluate(tests: InferredTest[], plan: ScanPlan, outcomes: QueryO
       severity: test.severity,
       confidence: test.confidence,
       ...verdict,
-      sample_sql: test.sample_sql,
+      // The planner may have adapted it to the column types (join keys of different widths).
+      sample_sql: plan.sample_sql[test.key] ?? test.sample_sql,
       check: test.check,
     };
   });

@@ -28,10 +28,22 @@ export const RULES: readonly ((ir: MetricIR) => InferredTest[])[] = [
   freshness,
 ];
 
-/** One test per key and metric: e.g. Sum(amount) and Avg(amount) need one NULL check. */
+/**
+ * One test per key and metric: e.g. Sum(amount) and Avg(amount) need one NULL check.
+ * A derived metric can inherit one check from two inputs with different `tolerances:`;
+ * it keeps the strictest, so it never looks healthier than its worst input.
+ */
 function uniqueByKey(tests: InferredTest[]): InferredTest[] {
-  const seen = new Set<string>();
-  return tests.filter((test) => (seen.has(test.key) ? false : (seen.add(test.key), true)));
+  const index = new Map<string, number>();
+  const unique: InferredTest[] = [];
+  for (const test of tests) {
+    const at = index.get(test.key);
+    if (at === undefined) {
+      index.set(test.key, unique.length);
+      unique.push(test);
+    } else if (test.tolerance < unique[at]!.tolerance) unique[at] = test;
+  }
+  return unique;
 }
 
 function inherited(ir: MetricIR, byName: Map<string, MetricIR>, visiting: Set<string>): InferredTest[] {

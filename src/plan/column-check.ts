@@ -1,6 +1,9 @@
-// Decides, from the warehouse schema alone, whether a test can be sent at all.
+// Decides, from the warehouse schema alone, whether a test can be sent at all. A probe that
+// cannot work on a column's type is kept out of the query: otherwise its error would fail
+// every other test that shares the table's single query.
 import type { InferredTest } from "../infer/types.js";
 import { isQualifiedTable } from "../sql/identifiers.js";
+import { isNumberType, isTimeLikeType } from "./column-types.js";
 import type { WarehouseSchema } from "./types.js";
 
 const FLOAT_TYPE = /Float(32|64)/;
@@ -16,13 +19,23 @@ export function skipReason(test: InferredTest, schema: WarehouseSchema): string 
     if (!columns) return `not evaluated: table missing: ${ref.table}`;
     if (columns[ref.column] === undefined) return `not evaluated: column missing: ${ref.table}.${ref.column}`;
   }
-  if (test.rule === "measure_finite") {
-    // NaN/Inf exist only in floats (also inside Nullable(...)/LowCardinality(...)); for
-    // other types isNaN/isInfinite may not even accept the column, so the check does not apply.
-    for (const ref of test.columns) {
-      const type = tables[ref.table]?.[ref.column] ?? "";
-      if (!FLOAT_TYPE.test(type)) return `not applicable: ${ref.column} is ${type}, not a float`;
-    }
+  const typed = test.columns.map((ref) => ({ column: ref.column, type: tables[ref.table]?.[ref.column] ?? "" }));
+  switch (test.rule) {
+    case "measure_finite":
+      // NaN/Inf exist only in floats (also inside Nullable(...)/LowCardinality(...)); for
+      // other types isNaN/isInfinite may not even accept the column, so the check does not apply.
+      for (const { column, type } of typed) if (!FLOAT_TYPE.test(type)) return `not applicable: ${column} is ${type}, not a float`;
+      return null;
+    case "measure_non_negative":
+      // Max(String) is a valid measure, but `< 0` on a string is a type error.
+      for (const { column, type } of typed) if (!isNumberType(type)) return `not applicable: ${column} is ${type}, not a number`;
+      return null;
+    case "timestamp_not_future":
+    case "freshness":
+      // toDateTime() of a String throws on the first unparsable value: not a reliable timestamp.
+      for (const { column, type } of typed) if (!isTimeLikeType(type)) return `not evaluated: ${column} is ${type}, not a Date or DateTime`;
+      return null;
+    default:
+      return null;
   }
-  return null;
 }

@@ -3,14 +3,23 @@
 import type { InferredTest } from "../infer/types.js";
 import { quoteTable } from "../sql/identifiers.js";
 import { skipReason } from "./column-check.js";
+import { adaptJoinKeys } from "./join-keys.js";
 import { probeExpressions } from "./probe-sql.js";
 import { QueryDraft } from "./query-draft.js";
 import type { ScanPlan, TableQuery, WarehouseSchema } from "./types.js";
 
 export interface PlanOptions {
-  /** bytes; ClickHouse's default max_query_size is 262144 */
+  /** bytes; ClickHouse's max_query_size (default 262144), which the warehouse's text must fit */
   maxQuerySize: number;
 }
+
+/**
+ * Bytes the warehouse adds around a planned query, kept free below maxQuerySize: chdb wraps
+ * it in a leading query-id comment (the id is up to 200 bytes) and a trailing SETTINGS clause
+ * (about 100 bytes); the server client appends "\nFORMAT JSONEachRow". Both count toward
+ * ClickHouse's max_query_size, so a query planned right at the limit would be refused.
+ */
+export const QUERY_WRAPPER_BYTES = 512;
 
 interface Group {
   datasource: string;
@@ -60,7 +69,7 @@ function draftsFor(group: Group, maxQuerySize: number): QueryDraft[] {
     let draft = drafts[drafts.length - 1]!;
     // A single test longer than the limit still gets its own query; the warehouse's
     // error then reports it as "not evaluated" rather than it vanishing silently.
-    if (!draft.isEmpty && draft.lengthWith(expressions) > maxQuerySize) {
+    if (!draft.isEmpty && draft.lengthWith(expressions) > maxQuerySize - QUERY_WRAPPER_BYTES) {
       draft = new QueryDraft(tail);
       drafts.push(draft);
     }
@@ -70,16 +79,27 @@ function draftsFor(group: Group, maxQuerySize: number): QueryDraft[] {
 }
 
 export function planScan(tests: InferredTest[], schema: WarehouseSchema, options: PlanOptions): ScanPlan {
-  const distinct = dedupeTests(tests);
+  const distinct: InferredTest[] = [];
   const skipped: ScanPlan["skipped"] = [];
+  const samples: ScanPlan["sample_sql"] = {};
   const runnable: InferredTest[] = [];
-  for (const test of distinct) {
+  for (const test of dedupeTests(tests)) {
     // Schema tests are answered from system.columns by evaluate: a missing column is
     // their finding, not a reason to skip them.
-    if (test.probe.type === "schema") continue;
+    if (test.probe.type === "schema") {
+      distinct.push(test);
+      continue;
+    }
     const reason = skipReason(test, schema);
-    if (reason !== null) skipped.push({ test_key: test.key, reason });
-    else runnable.push(test);
+    const adapted = reason === null ? adaptJoinKeys(test, schema) : { reason };
+    if ("reason" in adapted) {
+      distinct.push(test);
+      skipped.push({ test_key: test.key, reason: adapted.reason });
+      continue;
+    }
+    distinct.push(adapted.test);
+    runnable.push(adapted.test);
+    if (adapted.test.sample_sql !== test.sample_sql) samples[test.key] = adapted.test.sample_sql;
   }
 
   const queries: TableQuery[] = [];
@@ -95,5 +115,5 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
       });
     }
   }
-  return { tests: distinct, queries, skipped };
+  return { tests: distinct, queries, skipped, sample_sql: samples };
 }

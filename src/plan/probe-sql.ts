@@ -1,6 +1,11 @@
 // Aggregate expressions that answer each probe inside a table's single scan query.
 // Only functions present in both ClickHouse 18.16 and current releases are used:
-// count, countIf, uniqExact, max, toDateTime, toUnixTimestamp, toUInt64, now, isNotNull.
+// count, countIf, uniqExact, ifNull, max, toDateTime, toUnixTimestamp, toUInt64, now, isNotNull.
+//
+// ifNull(..., 0): on ClickHouse 18.16 an aggregate over a Nullable argument returns NULL
+// when it saw no non-NULL value (an empty table, a filter matching nothing, an all-NULL
+// key column): countIf(`amount` < 0) and uniqExact(`key`) then read as "no answer", while
+// current releases return 0. NULL there means "nothing counted", so 0 is exact.
 import type { InferredTest } from "../infer/types.js";
 
 /** One result column a test needs; `part` tells evaluate how to read it. */
@@ -14,11 +19,11 @@ export function probeExpressions(test: InferredTest): ProbeExpression[] {
   const probe = test.probe;
   switch (probe.type) {
     case "rows_where":
-      return [{ part: "violations", expression: `countIf(${probe.violation})` }];
+      return [{ part: "violations", expression: `ifNull(countIf(${probe.violation}), 0)` }];
     case "duplicate_keys":
       // Extra rows per key. NULL keys are not counted: uniqExact skips NULLs, so
       // count() - uniqExact would report every NULL-key row as a duplicate.
-      return [{ part: "violations", expression: `(countIf(isNotNull(${probe.key})) - uniqExact(${probe.key}))` }];
+      return [{ part: "violations", expression: `(countIf(isNotNull(${probe.key})) - ifNull(uniqExact(${probe.key}), 0))` }];
     case "not_empty":
       // Answered by the query's `total`; the output still maps the test to its query.
       return [{ part: "rows", expression: null }];

@@ -21,11 +21,13 @@ export interface TableQuery {
 }
 
 export interface ScanPlan {
-  /** distinct tests (deduplicated by key) */
+  /** distinct tests (deduplicated by key), as queried (join keys adapted to their types) */
   tests: InferredTest[];
   queries: TableQuery[];
   /** tests that will not be sent to the warehouse, and why (e.g. a missing column) */
   skipped: { test_key: string; reason: string }[];
+  /** test key -> sample query rewritten for the warehouse's column types (join keys); others keep theirs */
+  sample_sql: Record<string, string>;
 }
 
 /** Columns known to exist, per datasource: "database.table" -> column name -> ClickHouse type. */

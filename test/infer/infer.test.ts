@@ -58,6 +58,17 @@ describe("inferTests", () => {
     expect(nested.every((t) => t.metric === "outer")).toBe(true);
   });
 
+  it("keeps the strictest tolerance when two inputs share a check", () => {
+    const lenient = structured({ name: "lenient", tolerances: { measure_not_null: 0.5 } });
+    const strict = structured({ name: "strict" });
+    const both = derived("both", ["lenient", "strict"]);
+    const check = (ir: typeof both) => inferTests(ir, [lenient, strict, both]).find((t) => t.rule === "measure_not_null")!;
+    expect(check(lenient).tolerance).toBe(0.5);
+    expect(check(both)).toMatchObject({ tolerance: 0, name: "strict: revenue (amount) is never NULL", metric: "both" });
+    // Same position as the first input's copy: the order of a metric's tests stays stable.
+    expect(inferTests(both, [lenient, strict, both]).map((t) => t.key)).toEqual(inferTests(lenient, []).map((t) => t.key));
+  });
+
   it("stays total on missing inputs and cycles", () => {
     expect(inferTests(derived("lonely", ["ghost"]), [])).toEqual([]);
     const a = derived("a", ["b", "gross_revenue"]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planScan } from "../../src/plan/plan-scan.js";
+import { planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
 import { SCHEMA, col, makeTest } from "./make-test.js";
 
 const BIG = 262_144;
@@ -28,9 +28,9 @@ describe("planScan", () => {
       ["q2", "shop.orders", null],
       ["q3", "shop.orders", "status = 'completed'"],
     ]);
-    expect(plan.queries[0]!.sql).toBe("SELECT count() AS total, (countIf(isNotNull(`id`)) - uniqExact(`id`)) AS c1 FROM `shop`.`customers`");
+    expect(plan.queries[0]!.sql).toBe("SELECT count() AS total, (countIf(isNotNull(`id`)) - ifNull(uniqExact(`id`), 0)) AS c1 FROM `shop`.`customers`");
     expect(plan.queries[1]!.sql).toBe(
-      "SELECT count() AS total, countIf(isNull(`amount`)) AS c1, toUInt64(toUnixTimestamp(toDateTime(max(`created_at`)))) AS c2, " +
+      "SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1, toUInt64(toUnixTimestamp(toDateTime(max(`created_at`)))) AS c2, " +
         "toUInt64(toUnixTimestamp(now())) AS c3 FROM `shop`.`orders`",
     );
     expect(plan.queries[2]!.sql).toBe("SELECT count() AS total FROM `shop`.`orders` WHERE (status = 'completed')");
@@ -88,8 +88,10 @@ describe("planScan", () => {
     const tests = [amountNotNull, amountFinite, fresh];
     const whole = planScan(tests, SCHEMA, { maxQuerySize: BIG }).queries;
     expect(whole).toHaveLength(1);
-    const exact = planScan(tests, SCHEMA, { maxQuerySize: whole[0]!.sql.length }).queries;
+    // The warehouse's own wrapping (query-id comment, SETTINGS, FORMAT) must fit as well.
+    const exact = planScan(tests, SCHEMA, { maxQuerySize: whole[0]!.sql.length + QUERY_WRAPPER_BYTES }).queries;
     expect(exact).toHaveLength(1);
+    expect(planScan(tests, SCHEMA, { maxQuerySize: whole[0]!.sql.length + QUERY_WRAPPER_BYTES - 1 }).queries).toHaveLength(2);
 
     const split = planScan(tests, SCHEMA, { maxQuerySize: 120 }).queries;
     expect(split.length).toBeGreaterThan(1);
@@ -107,7 +109,7 @@ describe("planScan", () => {
   it("counts IN (SELECT ...) subqueries toward the length", () => {
     const longSub = "`customer_id` NOT IN (SELECT `id` FROM `shop`.`customers` WHERE " + "1 = 1 AND ".repeat(30) + "1 = 1)";
     const ri = makeTest({ rule: "join_referential_integrity", columns: [col("customer_id")], probe: { type: "rows_where", violation: longSub } });
-    const plan = planScan([amountNotNull, ri], SCHEMA, { maxQuerySize: 200 });
+    const plan = planScan([amountNotNull, ri], SCHEMA, { maxQuerySize: 200 + QUERY_WRAPPER_BYTES });
     expect(plan.queries).toHaveLength(2);
     expect(plan.queries[1]!.sql).toContain(longSub);
   });

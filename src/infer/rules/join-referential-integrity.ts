@@ -4,13 +4,23 @@ import { quoteIdentifier, quoteTable } from "../../sql/identifiers.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
 
+/**
+ * Rows whose key has no match. A NULL key is not an orphan (it has no key at all); ClickHouse
+ * drops NULLs from the IN set, so NULLs on the joined side cannot turn NOT IN into "never true".
+ * `convert` (e.g. "toUInt64") wraps both keys; the planner picks it from the column types.
+ */
+export function orphanViolation(leftColumn: string, joinedTable: string, rightColumn: string, convert: string | null = null): string {
+  const left = quoteIdentifier(leftColumn);
+  const right = quoteIdentifier(rightColumn);
+  const wrap = (key: string) => (convert === null ? key : `${convert}(${key})`);
+  return `isNotNull(${left}) AND ${wrap(left)} NOT IN (SELECT ${wrap(right)} FROM ${quoteTable(joinedTable)})`;
+}
+
 export function joinReferentialIntegrity(ir: MetricIR): InferredTest[] {
   const base = ir.table;
   if (base === null) return [];
-  return ir.joins.map((join) => {
-    const left = quoteIdentifier(join.left_column);
-    const right = quoteIdentifier(join.right_column);
-    return makeTest(ir, {
+  return ir.joins.map((join) =>
+    makeTest(ir, {
       rule: "join_referential_integrity",
       name: `every ${join.left_column} has a match in ${join.table}.${join.right_column}`,
       check: `${join.left_column} IN (SELECT ${join.right_column} FROM ${join.table})`,
@@ -18,14 +28,13 @@ export function joinReferentialIntegrity(ir: MetricIR): InferredTest[] {
       confidence: "high",
       table: base,
       filter: ir.filter,
-      // Base column first: evaluate's message names it, then the joined column.
+      // Base column first: evaluate's message names it, then the joined column; the planner
+      // reads both to adapt the key types.
       columns: [
         { table: base, column: join.left_column },
         { table: join.table, column: join.right_column },
       ],
-      // A NULL key is not an orphan (it has no key at all); ClickHouse drops NULLs from
-      // the IN set, so NULLs on the joined side cannot turn NOT IN into "never true".
-      probe: { type: "rows_where", violation: `isNotNull(${left}) AND ${left} NOT IN (SELECT ${right} FROM ${quoteTable(join.table)})` },
-    });
-  });
+      probe: { type: "rows_where", violation: orphanViolation(join.left_column, join.table, join.right_column) },
+    }),
+  );
 }

@@ -1,0 +1,124 @@
+// What the scan sends: one query per (datasource, table, filter), shared checks computed once,
+// count() + countIf / uniqExact / NOT IN (SELECT ...), every query tagged with a query id, and a
+// group split only when it would pass max_query_size (measured on the engines themselves).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
+import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/schema-query.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { loadFixtureCatalog, loadYaml } from "./fixture-catalog.js";
+import { FILTER } from "./fixture-warehouse.js";
+import { dropFixture, groupOf, openFixture, runScan, tableQueries, type ScanRun } from "./run-scan.js";
+
+const MAX_QUERY_SIZE = 262_144; // ClickHouse's default, on both engines
+const WIDE_COLUMNS = 30;
+const wideColumn = (i: number) => `w${i}_${"x".repeat(110)}_amount`;
+const LONG_FILTER_BYTES = 250_000;
+
+describe.each(engines)("$name: queries of a scan", (engine) => {
+  const db = uniqueDatabase("mr_corr_plan");
+  let handle: WarehouseHandle | undefined;
+  let run: ScanRun;
+  /** distinct countIf checks on the filtered orders group */
+  let filteredRowChecks: number;
+  const q = (name: string) => `\`${db}\`.\`${name}\``;
+
+  beforeAll(async () => {
+    handle = await openFixture(engine, db);
+    const snapshot = await loadFixtureCatalog(db);
+    filteredRowChecks = new Set(snapshot.tests.filter((t) => t.probe.type === "rows_where" && t.filter === FILTER).map((t) => t.key)).size;
+    run = await runScan(snapshot, handle.warehouse, { scanId: `corr-plan-${engine.name}` });
+  });
+  afterAll(() => dropFixture(handle, db));
+
+  it("reads the schema once, then sends exactly one query per (table, filter) group", () => {
+    expect(run.sent[0]!.sql).toMatch(/^SELECT database, table, name, type FROM system\.columns WHERE /);
+    expect(run.sent.filter((s) => s.sql.includes("FROM system.columns"))).toHaveLength(1);
+    const groups = tableQueries(run.sent).map((s) => groupOf(s.sql));
+    expect(groups.map((g) => `${g.table} ${g.filter ?? "-"}`).sort()).toEqual(
+      [
+        `${q("clean_products")} -`,
+        `${q("clean_sales")} -`,
+        `${q("customers")} -`,
+        `${q("empty_orders")} -`,
+        `${q("empty_refs")} -`,
+        `${q("events")} -`,
+        `${q("orders")} -`,
+        `${q("orders")} no_such_column = 1`,
+        `${q("orders")} ${FILTER}`,
+      ].sort(),
+    );
+    expect(run.sent).toHaveLength(10);
+  });
+
+  it("computes a check shared by several metrics once", () => {
+    const completed = tableQueries(run.sent).find((s) => groupOf(s.sql).filter === FILTER)!.sql;
+    // completed_revenue, completed_avg_amount, strict_avg_amount and the derived metric all have it.
+    expect(run.results.filter((r) => r.rule === "measure_not_null" && r.check === "amount IS NOT NULL" && r.rows_total === 160)).toHaveLength(4);
+    expect(completed.split("`amount` IS NULL")).toHaveLength(2);
+    expect(completed.match(/countIf\(/g)).toHaveLength(filteredRowChecks);
+  });
+
+  it("uses count(), countIf, uniqExact and NOT IN (SELECT ...), never a join", () => {
+    for (const { sql } of tableQueries(run.sent)) {
+      expect(sql.startsWith("SELECT count() AS total")).toBe(true);
+      expect(sql).not.toMatch(/\bJOIN\b/i);
+    }
+    const orders = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("orders") && groupOf(s.sql).filter === null)!.sql;
+    expect(orders).toContain(`ifNull(countIf(\`amount\` IS NULL), 0)`);
+    // orders.customer_id is Nullable(UInt32), customers.id UInt64: 18.16 needs equal types in IN.
+    expect(orders).toContain(`isNotNull(\`customer_id\`) AND toUInt64(\`customer_id\`) NOT IN (SELECT toUInt64(\`id\`) FROM ${q("customers")})`);
+    const customers = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("customers"))!.sql;
+    expect(customers).toContain("(countIf(isNotNull(`id`)) - ifNull(uniqExact(`id`), 0))");
+  });
+
+  it("tags every query with a unique query id derived from the scan id", () => {
+    const ids = run.sent.map((s) => s.options.queryId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids[0]).toBe(`corr-plan-${engine.name}-schema-default`);
+    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-q\\d+$`));
+    for (const { options } of run.sent) expect(options.signal).toBeInstanceOf(AbortSignal);
+  });
+
+  it("splits a group only past max_query_size, and every part runs on the engine", async () => {
+    // A long filter (repeated in every part) leaves room for a few checks per query, so a
+    // small table shows the packing right at the engine's real limit.
+    const table = `${db}.wide`;
+    const defs = Array.from({ length: WIDE_COLUMNS }, (_, i) => `${wideColumn(i)} Nullable(Float64) DEFAULT 1.5`).join(", ");
+    await handle!.exec(`CREATE TABLE ${table} (id UInt32, note String, ${defs}) ENGINE = MergeTree() ORDER BY id`);
+    await handle!.exec(`INSERT INTO ${table} (id, note) VALUES (1, 'a'), (2, 'b'), (3, 'c')`);
+    const last = wideColumn(WIDE_COLUMNS - 1);
+    await handle!.exec(`INSERT INTO ${table} (id, note, ${last}) VALUES (4, 'd', NULL)`);
+    const measures = Array.from({ length: WIDE_COLUMNS }, (_, i) => `      - { alias: m${i}, function: Sum, column: ${wideColumn(i)} }`).join("\n");
+    const budget = MAX_QUERY_SIZE - QUERY_WRAPPER_BYTES;
+    const catalog = (bytes: number) => {
+      const filter = `note != '${"x".repeat(bytes)}'`;
+      return { filter, yaml: `metrics:\n  - name: wide\n    table: ${table}\n    filter: "${filter}"\n    measures:\n${measures}\n` };
+    };
+    // Lengthen the filter until the first part is exactly `budget` bytes: the engine must then
+    // take it with its own wrapping (it would not, were the query planned up to max_query_size).
+    const schema = { default: schemaFromRows((await handle!.warehouse.query(schemaQuery([table]), { queryId: "wide-schema" })) as unknown as ColumnRow[]) };
+    const first = (snap: CatalogSnapshot) => Buffer.byteLength(planScan(snap.tests, schema, { maxQuerySize: MAX_QUERY_SIZE }).queries[0]!.sql);
+    const padding = budget - first(await loadYaml({ "wide.yaml": catalog(LONG_FILTER_BYTES).yaml }));
+    const { filter, yaml } = catalog(LONG_FILTER_BYTES + padding);
+    const snapshot = await loadYaml({ "wide.yaml": yaml });
+    expect(snapshot.errors).toEqual([]);
+    expect(first(snapshot)).toBe(budget);
+
+    const wide = await runScan(snapshot, handle!.warehouse, { maxQuerySize: MAX_QUERY_SIZE });
+    const parts = tableQueries(wide.sent).map((part) => Buffer.byteLength(part.sql));
+    const tail = Buffer.byteLength(` FROM \`${db}\`.\`wide\` WHERE (${filter})`);
+    const head = Buffer.byteLength("SELECT count() AS total");
+    // One query could not hold every check; each part fits, the first one exactly.
+    expect(parts.reduce((sum, bytes) => sum + bytes - tail - head, 0)).toBeGreaterThan(budget - tail - head);
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    for (const bytes of parts) expect(bytes).toBeLessThanOrEqual(budget);
+    expect(parts[0]).toBe(budget);
+
+    // Every part was accepted (nothing "not evaluated"), and the counts are exact.
+    expect(wide.results.filter((r) => r.status === "warning")).toEqual([]);
+    const failing = wide.results.filter((r) => r.status === "failing");
+    expect(failing.map((r) => [r.rule, r.check, r.rows_affected, r.rows_total])).toEqual([["measure_not_null", `${last} IS NOT NULL`, 1, 4]]);
+    expect(wide.results).toHaveLength(2 + 3 * WIDE_COLUMNS);
+  });
+});

@@ -1,0 +1,72 @@
+// Runs the daemon's real scan path (executeScan: schema -> plan -> one query per table
+// group -> evaluate -> derive) on a real warehouse, recording every query it sends.
+import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { QueryOptions, Row, Warehouse } from "../../src/warehouse/warehouse.js";
+import type { EngineCase, WarehouseHandle } from "../helpers/warehouses.js";
+import { fixtureStatements } from "./fixture-warehouse.js";
+
+export interface SentQuery {
+  sql: string;
+  options: QueryOptions;
+}
+
+/** The same warehouse object, with every query() call recorded before it runs. */
+export function countingWarehouse(warehouse: Warehouse, sent: SentQuery[]): Warehouse {
+  return new Proxy(warehouse, {
+    get(target, property, receiver) {
+      if (property !== "query") return Reflect.get(target, property, receiver) as unknown;
+      return (sql: string, options: QueryOptions): Promise<Row[]> => {
+        sent.push({ sql, options });
+        return target.query(sql, options);
+      };
+    },
+  });
+}
+
+export interface ScanRun extends ScanOutcome {
+  sent: SentQuery[];
+  scanId: string;
+}
+
+export async function runScan(
+  snapshot: CatalogSnapshot,
+  warehouse: Warehouse,
+  options: { scanId?: string; maxQuerySize?: number; concurrency?: number } = {},
+): Promise<ScanRun> {
+  const sent: SentQuery[] = [];
+  const scanId = options.scanId ?? `corr-${Date.now().toString(36)}`;
+  const outcome = await executeScan(snapshot, new Map([[warehouse.name, countingWarehouse(warehouse, sent)]]), {
+    scanId,
+    concurrency: options.concurrency ?? 4,
+    maxQuerySize: options.maxQuerySize ?? 262_144,
+    signal: new AbortController().signal,
+  });
+  return { ...outcome, sent, scanId };
+}
+
+/** Opens the engine and seeds the fixture into `db`; the caller closes it with dropFixture. */
+export async function openFixture(engine: EngineCase, db: string, options: { timeoutSeconds?: number } = {}): Promise<WarehouseHandle> {
+  const handle = await engine.open(options);
+  await handle.exec(`DROP DATABASE IF EXISTS ${db}`);
+  for (const statement of fixtureStatements(db)) await handle.exec(statement);
+  return handle;
+}
+
+export async function dropFixture(handle: WarehouseHandle | undefined, db: string): Promise<void> {
+  if (!handle) return;
+  await handle.exec(`DROP DATABASE IF EXISTS ${db}`);
+  await handle.close();
+}
+
+/** Table queries only (the schema read from system.columns is the scan's first query). */
+export function tableQueries(sent: SentQuery[]): SentQuery[] {
+  return sent.filter((q) => !q.sql.includes("FROM system.columns"));
+}
+
+/** "`db`.`orders`" and the WHERE text of a planned table query. */
+export function groupOf(sql: string): { table: string; filter: string | null } {
+  const match = /^SELECT count\(\) AS total.* FROM (`[^`]+`\.`[^`]+`)(?: WHERE \((.*)\))?$/s.exec(sql);
+  if (!match) throw new Error(`not a planned table query: ${sql.slice(0, 200)}`);
+  return { table: match[1]!, filter: match[2] ?? null };
+}

@@ -1,0 +1,129 @@
+// End-to-end correctness of the inferred tests: the real loader, planner, warehouse and
+// evaluation over a fixture with defects planted at known rows, on both engines.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TestResult } from "../../src/evaluate/types.js";
+import { RULE_IDS } from "../../src/infer/rule-ids.js";
+import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { EXPECTED_STATUS, expectedResults, type Expected } from "./expected.js";
+import { loadFixtureCatalog, METRIC_NAMES } from "./fixture-catalog.js";
+import { dropFixture, openFixture, runScan, type ScanRun } from "./run-scan.js";
+
+const ROW_RULES = new Set(["measure_not_null", "measure_finite", "measure_non_negative", "count_key_not_null", "dimension_not_null", "join_key_unique", "join_referential_integrity", "timestamp_not_future"]);
+
+function matches(result: TestResult, expected: Expected): boolean {
+  if (result.rule !== expected.rule) return false;
+  if (expected.on === null) return true;
+  return result.check === expected.on || result.check.split(/[^A-Za-z0-9_.]+/).includes(expected.on);
+}
+
+/** "5 of 200 rows (2.50%)": the count and the share, as evaluate words them. */
+function countText(affected: number, total: number): string {
+  const pct = total > 0 && affected > 0 ? ((affected / total) * 100).toFixed(2) : "0.00";
+  return `${affected.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} rows (${pct}%)`;
+}
+
+describe.each(engines)("$name: inferred tests on the correctness fixture", (engine) => {
+  const db = uniqueDatabase("mr_corr");
+  let handle: WarehouseHandle | undefined;
+  let run: ScanRun;
+  const resultsOf = (metric: string) => run.results.filter((r) => r.metric === metric);
+
+  beforeAll(async () => {
+    handle = await openFixture(engine, db);
+    const snapshot = await loadFixtureCatalog(db);
+    expect(snapshot.errors).toEqual([]);
+    expect(snapshot.metrics.map((m) => m.name)).toEqual([...METRIC_NAMES]);
+    run = await runScan(snapshot, handle.warehouse);
+  });
+  afterAll(() => dropFixture(handle, db));
+
+  it.each(METRIC_NAMES.map((name) => [name]))("%s: exact rows_affected, rows_total, status and message", (metric) => {
+    const results = resultsOf(metric);
+    const expected = expectedResults(db)[metric]!;
+    expect(results.map((r) => `${r.rule}: ${r.check}`)).toHaveLength(expected.length);
+    for (const want of expected) {
+      const found = results.filter((r) => matches(r, want));
+      expect(found, `${metric} ${want.rule} ${want.on}`).toHaveLength(1);
+      const got = found[0]!;
+      const label = `${metric} ${got.rule} (${got.check}): ${got.message}`;
+      expect({ status: got.status, rows_affected: got.rows_affected, rows_total: got.rows_total }, label).toEqual({
+        status: want.status,
+        rows_affected: want.affected,
+        rows_total: want.total,
+      });
+      if (want.message === null) {
+        expect(ROW_RULES.has(got.rule), label).toBe(true);
+        expect(got.message, label).toContain(countText(want.affected, want.total));
+      } else if (typeof want.message === "string") expect(got.message, label).toBe(want.message);
+      else expect(got.message, label).toMatch(want.message);
+    }
+  });
+
+  it("derives each metric's reliability status", () => {
+    expect(Object.fromEntries(run.statuses.map((s) => [s.metric_name, s.status]))).toEqual(EXPECTED_STATUS);
+    for (const status of run.statuses) {
+      expect(status.safe_to_use).toBe(status.status === "healthy" || status.status === "degraded");
+      expect(status.tests.total).toBe(resultsOf(status.metric_name).length);
+    }
+  });
+
+  it("covers every rule: all pass on the clean metric, each fails somewhere on the defective ones", () => {
+    const clean = resultsOf("clean_revenue");
+    expect(new Set(clean.map((r) => r.rule))).toEqual(new Set(RULE_IDS));
+    expect(clean.filter((r) => r.status !== "passing")).toEqual([]);
+    const failing = new Set(run.results.filter((r) => r.status === "failing").map((r) => r.rule));
+    expect(failing).toEqual(new Set(RULE_IDS));
+  });
+
+  it("counts only the rows the filter keeps", () => {
+    const unfiltered = resultsOf("order_revenue");
+    const filtered = resultsOf("completed_revenue");
+    const nulls = (results: TestResult[]) => results.find((r) => r.rule === "measure_not_null")!;
+    expect([nulls(unfiltered).rows_affected, nulls(unfiltered).rows_total]).toEqual([5, 200]);
+    expect([nulls(filtered).rows_affected, nulls(filtered).rows_total]).toEqual([3, 160]);
+    expect(nulls(filtered).sample_sql).toContain("WHERE (status = 'completed') AND (`amount` IS NULL)");
+  });
+
+  it("a per-metric tolerance turns the same shared check into a warning, or keeps it failing", () => {
+    const status = (metric: string, rule: string) => resultsOf(metric).find((r) => r.rule === rule)!.status;
+    expect(status("completed_revenue", "measure_not_null")).toBe("failing"); // HIGH default: 0
+    expect(status("completed_avg_amount", "measure_not_null")).toBe("warning"); // 3/160 <= 0.01875
+    expect(status("strict_avg_amount", "measure_not_null")).toBe("failing"); // 3/160 > 0.018
+    expect(status("completed_revenue", "measure_non_negative")).toBe("failing"); // MEDIUM default: 1%
+    expect(status("completed_avg_amount", "measure_non_negative")).toBe("warning"); // 0.05
+  });
+
+  it("a derived metric reports its inputs' tests under its own name, with the worst status", () => {
+    const derived = resultsOf("avg_and_revenue");
+    const inputs = [...resultsOf("completed_avg_amount"), ...resultsOf("completed_revenue")];
+    for (const result of derived) {
+      const same = inputs.filter((r) => r.check === result.check && r.rule === result.rule);
+      expect(same.length).toBeGreaterThan(0);
+      expect(same.every((r) => r.rows_affected === result.rows_affected && r.rows_total === result.rows_total)).toBe(true);
+      const worst = same.some((r) => r.status === "failing") ? "failing" : same.some((r) => r.status === "warning") ? "warning" : "passing";
+      expect(result.status, result.name).toBe(worst);
+      expect(result.name).toMatch(/^(completed_avg_amount|completed_revenue): /);
+    }
+    expect(derived.find((r) => r.rule === "measure_not_null")!.name).toBe("completed_revenue: revenue (amount) is never NULL");
+  });
+
+  it("a missing column fails columns_exist and turns the tests that need it into warnings, not errors", () => {
+    const drifted = resultsOf("drifted");
+    expect(drifted.find((r) => r.rule === "columns_exist")).toMatchObject({ status: "failing", message: `1 of 2 columns missing: ${db}.orders.discount` });
+    for (const result of drifted.filter((r) => r.check.includes("discount") && r.rule !== "columns_exist")) {
+      expect(result.status).toBe("warning");
+      expect(result.message).toContain("not evaluated: column missing");
+      expect(result.message).not.toMatch(/ClickHouse error|DB::Exception/);
+    }
+    // The other tests on the same table and filter still ran in the shared query.
+    expect(drifted.find((r) => r.rule === "dimension_not_null")!.status).toBe("failing");
+  });
+
+  it("a test that cannot run for another reason is a warning that says why", () => {
+    const [badFilter] = resultsOf("bad_filter").filter((r) => r.rule === "table_not_empty");
+    expect(badFilter!.status).toBe("warning");
+    expect(badFilter!.message).toMatch(new RegExp(`query ${run.scanId}-q\\d+ failed: ClickHouse error 47`));
+    // The String "timestamp" is kept out of the events query, so stale_events is still judged.
+    expect(resultsOf("stale_events").find((r) => r.rule === "freshness")!.status).toBe("failing");
+  });
+});
