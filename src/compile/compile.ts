@@ -1,5 +1,6 @@
 // Definitions -> IR: the normalised shape the API serves and inference reads.
 // Pure and total: the catalogue stage has already validated every definition.
+import { filterColumns } from "../catalog/filter-columns.js";
 import type { DerivedMetricDefinition, MetricDefinition, StructuredMetricDefinition } from "../catalog/types.js";
 import type { MetricIR } from "./ir.js";
 import type { MeasureIRWithHints } from "./measure-hints.js";
@@ -25,6 +26,7 @@ function compileStructured(def: StructuredMetricDefinition): MetricIR {
     description: def.description,
     table: def.table,
     filter: def.filter,
+    filter_columns: def.filter === null ? [] : filterColumns(def.filter),
     timestamp: def.timestamp,
     freshness_seconds: def.freshness_seconds,
     inputs: [],
@@ -44,6 +46,7 @@ function compileDerived(def: DerivedMetricDefinition): MetricIR {
     description: def.description,
     table: null,
     filter: null,
+    filter_columns: [],
     timestamp: null,
     freshness_seconds: null,
     inputs: [...def.inputs],

@@ -35,6 +35,8 @@ export interface MetricIR {
   /** base table (database.table); null for derived metrics */
   table: string | null;
   filter: string | null;
+  /** columns the filter reads (lexed; see catalog/filter-columns.ts) */
+  filter_columns: string[];
   timestamp: string | null;
   freshness_seconds: number | null;
   /** derived metrics: the metrics they are built from; [] otherwise */

@@ -2,6 +2,7 @@
 import type { MetricIR } from "../compile/ir.js";
 import { columnsExist } from "./rules/columns-exist.js";
 import { countKeyNotNull } from "./rules/count-key-not-null.js";
+import { filterColumnsExist } from "./rules/filter-columns-exist.js";
 import { dimensionNotNull } from "./rules/dimension-not-null.js";
 import { freshness } from "./rules/freshness.js";
 import { joinKeyUnique } from "./rules/join-key-unique.js";
@@ -17,6 +18,7 @@ import type { InferredTest } from "./types.js";
 export const RULES: readonly ((ir: MetricIR) => InferredTest[])[] = [
   tableNotEmpty,
   columnsExist,
+  filterColumnsExist,
   measureNotNull,
   measureFinite,
   measureNonNegative,

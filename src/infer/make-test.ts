@@ -36,9 +36,19 @@ export function makeTest(ir: MetricIR, spec: TestSpec): InferredTest {
     table: spec.table,
     filter: spec.filter,
     columns: spec.columns,
+    filter_columns: filterColumnRefs(ir, spec),
     probe: spec.probe,
     sample_sql: sampleSql(spec.table, spec.filter, spec.probe),
   };
+}
+
+/**
+ * A test that runs under the metric's filter also reads the filter's columns, so a missing one
+ * makes it "not evaluated: column missing" instead of a raw ClickHouse error.
+ */
+function filterColumnRefs(ir: MetricIR, spec: TestSpec): ColumnRef[] {
+  if (spec.filter === null || spec.filter !== ir.filter || spec.table !== ir.table) return [];
+  return ir.filter_columns.map((column) => ({ table: spec.table, column }));
 }
 
 /** Measures that aggregate a column's values (NULLs dropped, NaN poisons, sign matters). */

@@ -3,6 +3,7 @@
 export const RULE_IDS = [
   "table_not_empty",
   "columns_exist",
+  "filter_columns_exist",
   "measure_not_null",
   "measure_finite",
   "measure_non_negative",

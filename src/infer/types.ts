@@ -44,6 +44,8 @@ export interface InferredTest {
   filter: string | null;
   /** columns that must exist for the probe to be evaluated */
   columns: ColumnRef[];
+  /** columns the metric's filter reads, when the test runs under it: they must exist too */
+  filter_columns: ColumnRef[];
   probe: Probe;
   /** ClickHouse query returning up to 10 violating rows */
   sample_sql: string;

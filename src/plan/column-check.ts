@@ -14,7 +14,7 @@ export function skipReason(test: InferredTest, schema: WarehouseSchema): string 
   if (!isQualifiedTable(test.table)) return `not evaluated: invalid table name: ${test.table}`;
   const tables = schema[test.datasource] ?? {};
   if (!tables[test.table]) return `not evaluated: table missing: ${test.table}`;
-  for (const ref of test.columns) {
+  for (const ref of [...test.columns, ...test.filter_columns]) {
     const columns = tables[ref.table];
     if (!columns) return `not evaluated: table missing: ${ref.table}`;
     if (columns[ref.column] === undefined) return `not evaluated: column missing: ${ref.table}.${ref.column}`;

@@ -23,6 +23,11 @@ const columns = (table: string, list: string[], missing: string[] = []): Expecte
   other("columns_exist", `${table} has columns ${list.length > 0 ? list.join(", ") : "(table only)"}`, missing.length > 0 ? "failing" : "passing", missing.length, Math.max(list.length, 1),
     `${missing.length} of ${Math.max(list.length, 1)} ${list.length > 0 ? "columns" : "tables"} missing${missing.length > 0 ? `: ${missing.join(", ")}` : ""}`);
 
+/** filter_columns_exist of the metrics filtered on `status = 'completed'` */
+const filterColumns = (db: string, missing: string[] = []): Expected =>
+  other("filter_columns_exist", `${db}.orders has columns ${missing.length > 0 ? missing.join(", ") : "status"}`, missing.length > 0 ? "failing" : "passing", missing.length, 1,
+    `${missing.length} of 1 columns missing${missing.length > 0 ? `: ${missing.map((c) => `${db}.orders.${c}`).join(", ")}` : ""}`);
+
 /** order_revenue without the filter, completed_revenue with it: the same shape. */
 function orderShape(db: string, filtered: boolean): Expected[] {
   const total = filtered ? 160 : ORDERS;
@@ -32,6 +37,7 @@ function orderShape(db: string, filtered: boolean): Expected[] {
     other("table_not_empty", null, "passing", 0, total, `${total} rows in ${db}.orders${where}`),
     columns(`${db}.orders`, ["amount", "channel", "country", "created_at", "customer_id"]),
     columns(`${db}.customers`, ["id", "segment"]),
+    ...(filtered ? [filterColumns(db)] : []),
     fail("measure_not_null", "amount", n("amountNull"), total),
     fail("measure_finite", "amount", n(["amountNaN", "amountInf"]), total),
     fail("measure_non_negative", "amount", n("amountNegative"), total),
@@ -51,6 +57,7 @@ function avgShape(db: string, statuses: [TestStatus, TestStatus, TestStatus]): E
   return [
     other("table_not_empty", null, "passing", 0, 160, `160 rows in ${db}.orders where status = 'completed'`),
     columns(`${db}.orders`, ["amount"]),
+    filterColumns(db),
     row("measure_not_null", "amount", statuses[0], 3, 160),
     row("measure_finite", "amount", statuses[1], 2, 160),
     row("measure_non_negative", "amount", statuses[2], 3, 160),
@@ -125,8 +132,14 @@ export function expectedResults(db: string): Record<string, Expected[]> {
       other("table_not_empty", null, "warning", 0, 0, notEvaluated(`table missing: ${db}.gone`)),
       columns(`${db}.gone`, [], [`${db}.gone`]),
     ],
+    // The filter's missing column is schema drift, reported as such, not as a ClickHouse error.
     bad_filter: [
-      other("table_not_empty", null, "warning", 0, 0, /^not evaluated: .*ClickHouse error 47: .*no_such_column/),
+      other("table_not_empty", null, "warning", 0, 0, notEvaluated(`column missing: ${db}.orders.no_such_column`)),
+      columns(`${db}.orders`, []),
+      filterColumns(db, ["no_such_column"]),
+    ],
+    throwing_filter: [
+      other("table_not_empty", null, "warning", 0, 0, /^not evaluated: .*ClickHouse error 395/),
       columns(`${db}.orders`, []),
     ],
   };
@@ -144,5 +157,6 @@ export const EXPECTED_STATUS: Record<string, ReliabilityStatus> = {
   empty_metric: "unreliable",
   drifted: "unreliable",
   gone_metric: "unreliable",
-  bad_filter: "degraded",
+  bad_filter: "unreliable",
+  throwing_filter: "degraded",
 };

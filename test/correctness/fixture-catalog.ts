@@ -115,6 +115,13 @@ function driftYaml(db: string): string {
     filter: "no_such_column = 1"
     measures:
       - { alias: rows, function: Count }
+
+  # Valid names, but the query fails at run time on both engines (code 395).
+  - name: throwing_filter
+    table: ${db}.orders
+    filter: "throwIf(1) = 0"
+    measures:
+      - { alias: rows, function: Count }
 `;
 }
 
@@ -131,6 +138,7 @@ export const METRIC_NAMES = [
   "drifted",
   "gone_metric",
   "bad_filter",
+  "throwing_filter",
 ] as const;
 
 /** Writes `files` (name -> YAML) to a temp dir and loads them like the daemon does. */

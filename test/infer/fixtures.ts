@@ -12,6 +12,7 @@ export function structured(overrides: Partial<MetricIR> = {}): MetricIR {
     description: null,
     table: "shop.orders",
     filter: null,
+    filter_columns: [],
     timestamp: null,
     freshness_seconds: null,
     inputs: [],

@@ -6,6 +6,7 @@ import { structured } from "./fixtures.js";
 
 const FULL = structured({
   filter: "status = 'completed'",
+  filter_columns: ["status"],
   timestamp: "created_at",
   freshness_seconds: 21_600,
   measures: [
@@ -32,6 +33,22 @@ describe("inference rules", () => {
   it("table_not_empty: the base table with the filter", () => {
     expect(only("table_not_empty")).toMatchObject({ severity: "HIGH", confidence: "high", table: "shop.orders", filter: F, probe: { type: "not_empty" }, check: "count() > 0", tolerance: 0 });
     expect(only("table_not_empty").sample_sql).toBe("SELECT count() AS rows FROM `shop`.`orders` WHERE (status = 'completed')");
+  });
+
+  it("filter_columns_exist: a schema test of the filter's columns, and every filtered test needs them", () => {
+    expect(only("filter_columns_exist")).toMatchObject({
+      severity: "HIGH",
+      confidence: "medium",
+      table: "shop.orders",
+      filter: null,
+      check: "shop.orders has columns status",
+      columns: [{ table: "shop.orders", column: "status" }],
+      probe: { type: "schema" },
+    });
+    for (const test of tests) {
+      expect(test.filter_columns, test.name).toEqual(test.filter === F && test.table === "shop.orders" ? [{ table: "shop.orders", column: "status" }] : []);
+    }
+    expect(inferTests(structured({ filter: "1 = 1", filter_columns: [] }), []).some((t) => t.rule === "filter_columns_exist")).toBe(false);
   });
 
   it("columns_exist: one schema test per table, listing that table's columns", () => {

@@ -18,6 +18,7 @@ export function makeTest(overrides: Partial<InferredTest> & { rule: string; prob
     table,
     filter,
     columns: [],
+    filter_columns: [],
     sample_sql: `SELECT * FROM ${table} LIMIT 10`,
     ...overrides,
   };

@@ -15,6 +15,7 @@ export function ir(partial: Partial<MetricIR> & { name: string }): MetricIR {
     description: null,
     table: "shop.orders",
     filter: null,
+    filter_columns: [],
     timestamp: null,
     freshness_seconds: null,
     inputs: [],
@@ -42,6 +43,7 @@ export function inferred(metric: string, rule = "measure_not_null"): InferredTes
     table: "shop.orders",
     filter: null,
     columns: [{ table: "shop.orders", column: "amount" }],
+    filter_columns: [],
     probe: { type: "rows_where", violation: "amount IS NULL" },
     sample_sql: "SELECT * FROM `shop`.`orders` WHERE amount IS NULL LIMIT 10",
   };
