@@ -2,7 +2,7 @@
 // - chdb is imported lazily and typed locally: the production image installs without
 //   optional dependencies and still type-checks and starts (with CLICKHOUSE_URL).
 // - Read-only and the time limit are a trailing SETTINGS clause (chdb has no per-query
-//   settings API). readQueryText() guarantees a single SELECT, so the clause cannot be
+//   settings API). prepareQuery() (readQueryText) guarantees a single SELECT, so the clause cannot be
 //   escaped by a second statement or an open comment.
 // - chdb has no query_id option: the id is put in a leading comment (`/* query_id: ... */`),
 //   which is what the query log shows. Cancelling rejects at once; the engine stops the
@@ -12,7 +12,7 @@
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Logger } from "../logger.js";
-import { readQueryText, safeQueryId } from "./read-query.js";
+import { prepareQuery } from "./prepare-query.js";
 import type { QueryOptions, Row, Warehouse } from "./warehouse.js";
 import { toWarehouseError, WarehouseError } from "./warehouse-error.js";
 
@@ -80,15 +80,7 @@ export async function createEmbeddedWarehouse(options: EmbeddedWarehouseOptions)
   }
 
   async function query(sql: string, opts: QueryOptions): Promise<Row[]> {
-    const queryId = safeQueryId(opts.queryId);
-    const context = `${where}: query ${queryId} failed`;
-    let statement: string;
-    try {
-      statement = readQueryText(sql);
-    } catch (error) {
-      throw new WarehouseError(`${context}: ${(error as Error).message}`, "rejected", null, { cause: error });
-    }
-    if (opts.signal?.aborted) throw new WarehouseError(`${context}: cancelled before it started`, "aborted");
+    const { queryId, context, statement } = prepareQuery(where, sql, opts);
     const timeout = opts.timeoutSeconds ?? options.timeoutSeconds;
     // Newline first: the statement may end in a `--` comment.
     const text =

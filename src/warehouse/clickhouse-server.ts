@@ -4,7 +4,7 @@
 // and KILL QUERY is allowed under readonly=1, so cancelling needs no admin rights.
 import { ClickHouseLogLevel, createClient, type ClickHouseClient } from "@clickhouse/client";
 import type { Logger } from "../logger.js";
-import { readQueryText, safeQueryId } from "./read-query.js";
+import { prepareQuery } from "./prepare-query.js";
 import type { QueryOptions, Row, Warehouse } from "./warehouse.js";
 import { toWarehouseError, WarehouseError } from "./warehouse-error.js";
 
@@ -64,15 +64,7 @@ export function createServerWarehouse(options: ServerWarehouseOptions): Warehous
   }
 
   async function query(sql: string, opts: QueryOptions): Promise<Row[]> {
-    const queryId = safeQueryId(opts.queryId);
-    const context = `${where}: query ${queryId} failed`;
-    let statement: string;
-    try {
-      statement = readQueryText(sql);
-    } catch (error) {
-      throw new WarehouseError(`${context}: ${(error as Error).message}`, "rejected", null, { cause: error });
-    }
-    if (opts.signal?.aborted) throw new WarehouseError(`${context}: cancelled before it started`, "aborted");
+    const { queryId, context, statement } = prepareQuery(where, sql, opts);
     const timeout = opts.timeoutSeconds ?? options.timeoutSeconds;
     const guard = AbortSignal.timeout((timeout + CLIENT_GRACE_SECONDS) * 1000);
     const signal = opts.signal ? AbortSignal.any([opts.signal, guard]) : guard;
