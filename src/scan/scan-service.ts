@@ -32,6 +32,8 @@ interface RunningScan {
 export function createScanService(options: ScanServiceOptions): ScanService {
   const { store, logger, metrics } = options;
   let running: RunningScan | null = null;
+  /** set while the scan row of a new scan is being written, before `running` is */
+  let starting: Promise<RunningScan> | null = null;
 
   async function execute(record: ScanRecord, abort: AbortController): Promise<{ scan: ScanRecord; results: TestResult[] }> {
     const started = performance.now();
@@ -65,23 +67,34 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     }
   }
 
-  async function trigger(trigger: ScanTrigger): Promise<{ scan: ScanRecord; coalesced: boolean }> {
-    if (running) return { scan: running.record, coalesced: true };
-    const scanId = randomUUID();
+  async function start(trigger: ScanTrigger): Promise<RunningScan> {
     let record: ScanRecord;
     try {
-      record = await store.createScan({ scan_id: scanId, trigger, started_at: new Date() });
+      record = await store.createScan({ scan_id: randomUUID(), trigger, started_at: new Date() });
     } catch (error) {
       throw unavailable(`cannot record the scan: the store is unavailable (${(error as Error).message})`, error);
     }
-    if (running) return { scan: (running as RunningScan).record, coalesced: true };
     const abort = new AbortController();
     const current: RunningScan = { record, abort, done: execute(record, abort) };
     running = current;
     void current.done.finally(() => {
       if (running === current) running = null;
     });
-    return { scan: record, coalesced: false };
+    return current;
+  }
+
+  async function trigger(trigger: ScanTrigger): Promise<{ scan: ScanRecord; coalesced: boolean }> {
+    if (running) return { scan: running.record, coalesced: true };
+    // A trigger that arrives while the scan row is still being written joins that start
+    // (and shares its failure) instead of writing a second row nobody would ever finish.
+    if (starting) return { scan: (await starting).record, coalesced: true };
+    const pending = start(trigger);
+    starting = pending;
+    try {
+      return { scan: (await pending).record, coalesced: false };
+    } finally {
+      if (starting === pending) starting = null;
+    }
   }
 
   async function wait(scanId: string): Promise<ScanRecord> {
