@@ -1,43 +1,58 @@
-import type { AddressInfo } from "node:net";
+// createHttpApp on the real services, the real store (PGlite) and the real scan service: the
+// paths the end-to-end suite (test/e2e, through startDaemon) cannot reach — readiness before
+// start-up completes, no scan yet, a warehouse that cannot be reached, and the store going away.
+// The warehouse is the real ClickHouse server client pointed at a port nothing listens on.
 import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpApp } from "../../src/api/http-app.js";
 import type { AppRouter } from "../../src/api/trpc/router.js";
+import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createMetrics } from "../../src/metrics/prometheus.js";
-import type { ScanService } from "../../src/scan/types.js";
+import { createScanService } from "../../src/scan/scan-service.js";
 import { createCompilerService } from "../../src/services/compiler-service.js";
+import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import { createReliabilityService } from "../../src/services/reliability-service.js";
 import { createValidationService } from "../../src/services/validation-service.js";
-import type { ScanRecord, Store } from "../../src/store/store.js";
-import { ir, result, snapshot, stored } from "../services/fixtures.js";
+import { createStore } from "../../src/store/prisma-store.js";
+import type { Store } from "../../src/store/store.js";
+import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
+import type { Warehouse } from "../../src/warehouse/warehouse.js";
+import { targets, type TestDatabase } from "../store/databases.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
-const running: ScanRecord = { scan_id: "11111111-1111-4111-8111-111111111111", trigger: "manual", status: "running", started_at: new Date("2024-05-01T10:00:00Z"), finished_at: null, error: null, summary: null };
-const done: ScanRecord = { ...running, status: "succeeded", finished_at: new Date("2024-05-01T10:00:09Z"), summary: { total: 1, passing: 1, failing: 0, warning: 0 } };
+const logger = pino({ level: "silent" });
+const pglite = targets.find((t) => t.name === "pglite")!;
 
-const snap = snapshot([ir({ name: "gross_revenue" }), ir({ name: "order_count", table: "shop.line_items" })]);
-const getSnapshot = () => snap;
-const scanService = {
-  trigger: async () => ({ scan: running, coalesced: false }),
-  wait: async () => done,
-  run: async () => ({ scan: done, results: [result("gross_revenue", "passing")] }),
-} as unknown as ScanService;
-const store = {
-  latestStatuses: async () => [stored("gross_revenue", "healthy")],
-  latestStatus: async (m: string) => (m === "gross_revenue" ? stored(m, "healthy") : null),
-  latestResultsFor: async () => [],
-  statusHistory: async () => [],
-  getScan: async (id: string) => (id === done.scan_id ? done : null),
-} as unknown as Store;
-
-let ready = false;
+let db: TestDatabase;
+let store: Store;
+let warehouse: Warehouse;
 let server: Server;
 let base: string;
+let ready = false;
+let inferredTests: number;
 
 beforeAll(async () => {
+  db = await pglite.fresh();
+  store = await createStore({ ...db.options, logger });
+  warehouse = createServerWarehouse({ name: "default", url: "http://127.0.0.1:1", timeoutSeconds: 5 });
+  const snapshot = await loadCatalogSnapshot(DEMO_METRICS_DIR);
+  inferredTests = snapshot.tests.length;
+  const getSnapshot = () => snapshot;
+  const metrics = createMetrics();
+  const scanService = createScanService({
+    getSnapshot,
+    warehouses: new Map([["default", warehouse]]),
+    store,
+    metrics,
+    logger,
+    concurrency: 2,
+    maxQuerySize: 262_144,
+    retentionDays: 30,
+  });
   const app = createHttpApp({
     services: {
       validation: createValidationService({ getSnapshot, scanService }),
@@ -45,135 +60,98 @@ beforeAll(async () => {
       reliability: createReliabilityService({ getSnapshot, store, scanService }),
     },
     auth: { keys: [RW], readonlyKeys: [RO] },
-    metrics: createMetrics(),
+    metrics,
     isReady: () => ready,
-    logger: pino({ level: "silent" }),
+    logger,
   });
   server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, "127.0.0.1", () => resolve(s));
   });
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-const call = async (path: string, init: RequestInit & { key?: string } = {}) => {
-  const headers = new Headers(init.headers);
-  if (init.key) headers.set("Authorization", `Bearer ${init.key}`);
-  const res = await fetch(base + path, { ...init, headers });
+afterAll(async () => {
+  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await store?.close();
+  await warehouse?.close();
+  await db?.drop();
+});
+
+const call = async (path: string, init: { method?: string; key?: string } = {}) => {
+  const res = await fetch(base + path, { method: init.method ?? "GET", headers: init.key ? { Authorization: `Bearer ${init.key}` } : {} });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, body: text.startsWith("{") ? JSON.parse(text) : text };
 };
+const trpc = (key: string) => createTRPCClient<AppRouter>({ links: [httpLink({ url: `${base}/trpc`, headers: () => ({ Authorization: `Bearer ${key}` }) })] });
+const trpcError = async (call: () => Promise<unknown>) => {
+  const error = (await call().then(() => null, (e: unknown) => e)) as TRPCClientError<AppRouter>;
+  expect(error).toBeInstanceOf(TRPCClientError);
+  return { message: error.message, appCode: error.data?.appCode, httpStatus: error.data?.httpStatus };
+};
+const unavailable = (message: string | RegExp) => ({ error: { code: "unavailable", message: typeof message === "string" ? message : expect.stringMatching(message) } });
 
-describe("REST", () => {
-  it("serves open probes and /metrics without auth", async () => {
-    expect((await call("/healthz")).status).toBe(200);
-    expect(await call("/readyz")).toMatchObject({ status: 503, body: { error: { code: "unavailable" } } });
+describe("HTTP app on the real services", () => {
+  it("answers /readyz 503 until the app is ready; /healthz and /metrics at once", async () => {
+    expect(await call("/healthz")).toMatchObject({ status: 200, body: { status: "ok" } });
+    expect(await call("/readyz")).toMatchObject({ status: 503, body: { error: { code: "unavailable", message: "not ready" } } });
+    expect((await call("/metrics")).headers.get("content-type")).toContain("text/plain");
     ready = true;
-    expect((await call("/readyz")).status).toBe(200);
-    const metrics = await call("/metrics");
-    expect(metrics.status).toBe(200);
-    expect(metrics.headers.get("content-type")).toContain("text/plain");
+    expect(await call("/readyz")).toMatchObject({ status: 200, body: { status: "ready" } });
   });
 
-  it("answers 401 with WWW-Authenticate for a missing or wrong key", async () => {
-    for (const key of [undefined, "wrong-key"]) {
-      const res = await call("/v1/reliability/status", { key });
-      expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toBe("Bearer");
-      expect(res.body).toEqual({ error: { code: "unauthorized", message: expect.any(String) } });
-    }
-  });
-
-  it("forbids POST with a read-only key, allows GET", async () => {
-    expect(await call("/v1/reliability/scan", { method: "POST", key: RO })).toMatchObject({ status: 403, body: { error: { code: "forbidden" } } });
-    expect((await call("/v1/reliability/status", { key: RO })).status).toBe(200);
-  });
-
-  it("serves the endpoints with the documented shapes", async () => {
-    expect((await call("/v1/validation/tests", { key: RW })).body).toMatchObject({ count: 2, tests: [{ metric: "gross_revenue", status: "pending" }, { metric: "order_count" }] });
-    const ir = await call("/v1/compiler/ir", { key: RW });
-    expect(ir.body).toMatchObject({ count: 2, compiled_at: "2024-05-01T09:00:00.000Z" });
-    expect((await call("/v1/compiler/status", { key: RW })).text).toBe(ir.text);
-    expect((await call("/v1/compiler/ir/gross_revenue", { key: RW })).body).toMatchObject({ name: "gross_revenue", kind: "structured" });
-    expect((await call("/v1/reliability/status", { key: RW })).body.summary).toEqual({ total: 2, healthy: 1, degraded: 0, unreliable: 0, unknown: 1 });
-    expect((await call("/v1/reliability/status/order_count", { key: RW })).body).toMatchObject({ status: "unknown", safe_to_use: false, scan_id: null });
-    expect((await call("/v1/reliability/affected-by/shop.orders", { key: RW })).body).toEqual({
-      table: "shop.orders", affected_metrics: [{ metric_name: "gross_revenue", relationship: "base_table" }], count: 1,
+  it("before any scan, every catalogue metric is unknown and not safe to use", async () => {
+    const listing = await call("/v1/reliability/status", { key: RO });
+    expect(listing.body.summary).toEqual({ total: 12, healthy: 0, degraded: 0, unreliable: 0, unknown: 12 });
+    for (const entry of listing.body.metrics) expect(entry).toEqual({ metric_name: entry.metric_name, status: "unknown", safe_to_use: false, checked_at: null, since: null });
+    const one = await call("/v1/reliability/status/gross_revenue", { key: RO });
+    expect(one.body).toEqual({
+      metric_name: "gross_revenue", status: "unknown", safe_to_use: false, checked_at: null, since: null,
+      scan_id: null, tests: { total: 0, passing: 0, failing: 0, warning: 0 }, failing_tests: [], history: [],
     });
-    expect((await call("/v1/reliability/affected-by/shop.nothing", { key: RW })).body).toMatchObject({ affected_metrics: [], count: 0 });
+    expect(await trpc(RO).reliability.statusByName.query({ name: "gross_revenue" })).toEqual(one.body);
+  });
+
+  it("an unreachable warehouse fails the scan (503 for a test run), and statuses stay as they were", async () => {
     const run = await call("/v1/semantic-tests/run", { method: "POST", key: RW });
-    expect(run.body).toMatchObject({ summary: { total: 1, passing: 1 }, ran_at: "2024-05-01T10:00:09.000Z" });
-  });
+    expect(run.status).toBe(503);
+    expect(run.body).toEqual(unavailable(/^scan [0-9a-f-]{36} failed: warehouse "default" unavailable: /));
+    expect(await trpcError(() => trpc(RW).semanticTests.run.mutate())).toMatchObject({ appCode: "unavailable", httpStatus: 503, message: expect.stringMatching(/warehouse "default" unavailable/) });
 
-  it("triggers scans: 202 running, 200 with ?wait=true, and reads them back", async () => {
-    expect(await call("/v1/reliability/scan", { method: "POST", key: RW })).toMatchObject({ status: 202, body: { scan_id: running.scan_id, status: "running", trigger: "manual", started_at: "2024-05-01T10:00:00.000Z" } });
-    expect(await call("/v1/reliability/scan?wait=true", { method: "POST", key: RW })).toMatchObject({ status: 200, body: { status: "succeeded" } });
-    expect(await call("/v1/reliability/scan?wait=maybe", { method: "POST", key: RW })).toMatchObject({ status: 400, body: { error: { message: expect.stringContaining('"wait"') } } });
-    expect(await call(`/v1/reliability/scans/${done.scan_id}`, { key: RW })).toMatchObject({ status: 200, body: { summary: done.summary } });
-    expect((await call("/v1/reliability/scans/22222222-2222-4222-8222-222222222222", { key: RW })).status).toBe(404);
-  });
+    const scan = await call("/v1/reliability/scan?wait=true", { method: "POST", key: RW });
+    expect(scan.status).toBe(200);
+    expect(scan.body).toMatchObject({ status: "failed", trigger: "manual", coalesced: false, summary: null, error: expect.stringMatching(/^warehouse "default" unavailable: /) });
+    const { coalesced: _coalesced, ...stored } = scan.body;
+    expect((await call(`/v1/reliability/scans/${scan.body.scan_id}`, { key: RO })).body).toEqual(stored);
+    expect((await call("/v1/reliability/status", { key: RO })).body.summary.unknown).toBe(12);
 
-  it("answers JSON 404 for unknown routes and metrics", async () => {
-    expect(await call("/nope")).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
-    expect(await call("/v1/compiler/ir/no_such_metric", { key: RW })).toMatchObject({ status: 404, body: { error: { message: expect.stringContaining("no_such_metric") } } });
-  });
-
-  it("answers hostile input with 400/404 JSON, never 500", async () => {
-    const paths = [
-      "/v1/compiler/ir/..%2F..%2Fetc%2Fpasswd",
-      "/v1/reliability/status/%27%3B%20DROP%20TABLE%20x%3B--",
-      `/v1/reliability/status/${"a".repeat(10_000)}`,
-      "/v1/reliability/affected-by/shop.orders%3B%20DROP",
-      "/v1/reliability/scans/..%2F..",
-      "/v1/compiler/ir/%E0%A4%A",
-      "/v1/compiler/ir/../../etc/passwd",
-    ];
-    for (const path of paths) {
-      const res = await call(path, { key: RW });
-      expect([400, 404], path).toContain(res.status);
-      expect(res.body.error.code).toMatch(/^(bad_request|not_found)$/);
-    }
-    const malformed = await call("/v1/reliability/scan", { method: "POST", key: RW, headers: { "content-type": "application/json" }, body: "{nope" });
-    expect(malformed).toMatchObject({ status: 400, body: { error: { code: "bad_request", message: "malformed JSON body" } } });
+    const text = (await call("/metrics")).text;
+    expect(text).toContain('metric_reliability_scans_total{trigger="api_run",outcome="failed"} 2');
+    expect(text).toContain('metric_reliability_scans_total{trigger="manual",outcome="failed"} 1');
   });
 
   it("labels HTTP metrics with route patterns, never raw URLs", async () => {
+    await call("/v1/compiler/ir/no_such_metric", { key: RW });
+    await call("/v1/reliability/status/%27%3B%20DROP", { key: RW });
     const text = (await call("/metrics")).text;
     expect(text).toContain('route="/v1/compiler/ir/:name"');
-    expect(text).toContain('route="unmatched"');
+    expect(text).toContain('route="/trpc"');
     expect(text).not.toContain("no_such_metric");
     expect(text).not.toContain("DROP");
   });
-});
 
-describe("tRPC", () => {
-  const client = (key?: string) =>
-    createTRPCClient<AppRouter>({ links: [httpLink({ url: `${base}/trpc`, headers: () => (key ? { Authorization: `Bearer ${key}` } : {}) })] });
-
-  it("returns the same bodies as REST", async () => {
-    expect(await client(RW).compiler.irByName.query({ name: "gross_revenue" })).toEqual((await call("/v1/compiler/ir/gross_revenue", { key: RW })).body);
-    expect(await client(RO).reliability.status.query()).toEqual((await call("/v1/reliability/status", { key: RW })).body);
-    expect(await client(RW).reliability.affectedBy.query({ table: "shop.orders" })).toMatchObject({ count: 1 });
-    expect(await client(RW).reliability.scan.mutate({ wait: true })).toMatchObject({ status: "succeeded" });
-  });
-
-  it("maps errors with data.appCode", async () => {
-    const codes = async (p: Promise<unknown>) => {
-      const error = await p.catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(TRPCClientError);
-      const e = error as TRPCClientError<AppRouter>;
-      return [e.data?.code, e.data?.appCode, e.message];
-    };
-    expect(await codes(client().reliability.status.query())).toEqual(["UNAUTHORIZED", "unauthorized", expect.any(String)]);
-    expect(await codes(client(RO).reliability.scan.mutate())).toEqual(["FORBIDDEN", "forbidden", "this API key is read-only"]);
-    expect(await codes(client(RW).compiler.irByName.query({ name: "nope" }))).toEqual(["NOT_FOUND", "not_found", 'metric "nope" not found']);
-    expect(await codes(client(RW).compiler.irByName.query({ name: "../../etc" }))).toEqual(["BAD_REQUEST", "bad_request", expect.stringContaining('"name"')]);
-  });
-
-  it("sends WWW-Authenticate on 401", async () => {
-    const res = await call("/trpc/reliability.status");
-    expect(res.status).toBe(401);
-    expect(res.headers.get("www-authenticate")).toBe("Bearer");
-    expect(res.text).not.toContain("stack");
+  it("when the store goes away, store-backed calls answer 503 JSON and the rest keeps working", async () => {
+    await store.close();
+    const gone = "the status store is unavailable";
+    expect(await call("/v1/reliability/status", { key: RO })).toMatchObject({ status: 503, body: unavailable(gone) });
+    expect(await call("/v1/reliability/status/gross_revenue", { key: RO })).toMatchObject({ status: 503, body: unavailable(gone) });
+    expect(await call("/v1/reliability/scans/00000000-0000-4000-8000-000000000000", { key: RO })).toMatchObject({ status: 503, body: unavailable(gone) });
+    expect(await call("/v1/reliability/scan", { method: "POST", key: RW })).toMatchObject({ status: 503, body: unavailable(/^cannot record the scan: the store is unavailable/) });
+    expect(await trpcError(() => trpc(RO).reliability.status.query())).toEqual({ message: gone, appCode: "unavailable", httpStatus: 503 });
+    // Not store-backed: the catalogue, the probes, and a metric outside the catalogue.
+    expect((await call("/v1/compiler/ir", { key: RO })).status).toBe(200);
+    expect((await call("/v1/validation/tests", { key: RO })).body.count).toBe(inferredTests);
+    expect((await call("/v1/reliability/status/no_such_metric", { key: RO })).status).toBe(404);
+    expect((await call("/v1/reliability/affected-by/shop.orders", { key: RO })).body.count).toBe(7);
+    expect((await call("/healthz")).status).toBe(200);
   });
 });

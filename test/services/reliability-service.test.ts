@@ -1,55 +1,139 @@
-import { describe, expect, it } from "vitest";
-import { AppError } from "../../src/errors/app-error.js";
-import type { ScanService } from "../../src/scan/types.js";
+// The reliability service on the real store (PGlite), the real scan service and the real embedded
+// warehouse seeded with the demo shop: catalogue/store merging, scans, history, Prometheus gauges,
+// and what a store outage turns into.
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEMO_METRICS_DIR } from "../../src/config/config.js";
+import { createMetrics } from "../../src/metrics/prometheus.js";
+import { createScanService } from "../../src/scan/scan-service.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import { createReliabilityService } from "../../src/services/reliability-service.js";
-import type { ScanRecord, Store } from "../../src/store/store.js";
-import { ir, result, snapshot, stored } from "./fixtures.js";
+import { createStore } from "../../src/store/prisma-store.js";
+import type { Store } from "../../src/store/store.js";
+import { DEMO_DATABASE } from "../../src/warehouse/demo-dataset.js";
+import { EXPECTED_RUN_SUMMARY, EXPECTED_STATUS, EXPECTED_SUMMARY } from "../e2e/expected.js";
+import { engines, seedDemo, type WarehouseHandle } from "../helpers/warehouses.js";
+import { targets, type TestDatabase } from "../store/databases.js";
 
-const running: ScanRecord = { scan_id: "11111111-1111-4111-8111-111111111111", trigger: "schedule", status: "running", started_at: new Date("2024-05-01T10:00:00Z"), finished_at: null, error: null, summary: null };
-const done: ScanRecord = { ...running, status: "succeeded", finished_at: new Date("2024-05-01T10:00:09Z"), summary: { total: 2, passing: 2, failing: 0, warning: 0 } };
+const logger = pino({ level: "silent" });
+const embedded = engines.find((e) => e.name === "embedded")!;
+const pglite = targets.find((t) => t.name === "pglite")!;
 
-// Only the Store methods the service reads; anything else would throw (and fail the test).
-const fakeStore = (overrides: Partial<Store> = {}) =>
-  ({
-    latestStatuses: async () => [stored("gross_revenue", "healthy"), stored("gone", "unreliable")],
-    latestStatus: async (m: string) => (m === "gross_revenue" ? stored(m, "unreliable") : null),
-    latestResultsFor: async (m: string) => [result(m, "failing"), result(m, "passing")],
-    statusHistory: async () => [],
-    getScan: async (id: string) => (id === done.scan_id ? done : null),
-    ...overrides,
-  }) as unknown as Store;
+let handle: WarehouseHandle;
+let db: TestDatabase;
+let store: Store;
+let demo: CatalogSnapshot;
+/** what the services see as the catalogue; tests swap it */
+let catalogue: CatalogSnapshot;
+let service: ReturnType<typeof createReliabilityService>;
+let shortHistory: ReturnType<typeof createReliabilityService>;
 
-const scanService = { trigger: async () => ({ scan: running, coalesced: true }), wait: async () => done } as unknown as ScanService;
-const service = (store = fakeStore()) =>
-  createReliabilityService({ getSnapshot: () => snapshot([ir({ name: "gross_revenue" }), ir({ name: "order_count" })]), store, scanService });
+beforeAll(async () => {
+  handle = await embedded.open();
+  await seedDemo(handle, DEMO_DATABASE);
+  db = await pglite.fresh();
+  store = await createStore({ ...db.options, logger });
+  demo = await loadCatalogSnapshot(DEMO_METRICS_DIR);
+  catalogue = demo;
+  const getSnapshot = () => catalogue;
+  const scanService = createScanService({
+    getSnapshot,
+    warehouses: new Map([["default", handle.warehouse]]),
+    store,
+    metrics: createMetrics(),
+    logger,
+    concurrency: 2,
+    maxQuerySize: 262_144,
+    retentionDays: 30,
+  });
+  service = createReliabilityService({ getSnapshot, store, scanService });
+  shortHistory = createReliabilityService({ getSnapshot, store, scanService, historyLimit: 1 });
+});
+
+afterAll(async () => {
+  await store?.close();
+  await db?.drop();
+  await handle?.close();
+});
 
 describe("reliability service", () => {
-  it("merges store statuses with the catalogue", async () => {
-    const listing = await service().status();
-    expect(listing.summary).toEqual({ total: 2, healthy: 1, degraded: 0, unreliable: 0, unknown: 1 });
-    expect(listing.metrics.map((m) => m.metric_name)).toEqual(["gross_revenue", "order_count"]);
+  it("before any scan, lists every catalogue metric as unknown", async () => {
+    const listing = await service.status();
+    expect(listing.summary).toEqual({ total: 12, healthy: 0, degraded: 0, unreliable: 0, unknown: 12 });
+    expect(listing.metrics.map((m) => m.metric_name)).toEqual(demo.metrics.map((m) => m.name));
+    expect(await service.metricStatus("gross_revenue")).toMatchObject({ status: "unknown", safe_to_use: false, scan_id: null, failing_tests: [], history: [] });
   });
 
-  it("answers one metric, 404 for a metric outside the catalogue", async () => {
-    const view = await service().metricStatus("gross_revenue");
-    expect(view).toMatchObject({ status: "unreliable", safe_to_use: false, failing_tests: [{ status: "failing" }] });
-    await expect(service().metricStatus("gone")).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("gone") });
+  it("triggers a scan (others join it while it runs) and waits for its result", async () => {
+    const [a, b, waited] = await Promise.all([service.triggerScan({ wait: false }), service.triggerScan({ wait: false }), service.triggerScan({ wait: true })]);
+    expect(new Set([a.scan_id, b.scan_id, waited.scan_id]).size).toBe(1);
+    expect([a, b, waited].filter((s) => !s.coalesced)).toHaveLength(1);
+    expect(a).toMatchObject({ status: "running", trigger: "manual", finished_at: null, summary: null });
+    expect(waited).toMatchObject({ status: "succeeded", summary: EXPECTED_RUN_SUMMARY, error: null });
+    const { coalesced: _coalesced, ...scan } = waited;
+    expect(await service.getScan(a.scan_id)).toEqual(scan);
+    // The joiners wrote no scan rows of their own that would stay `running` for ever.
+    expect(await store.getRunningScan()).toBeNull();
   });
 
-  it("maps a store outage to unavailable", async () => {
-    const broken = fakeStore({ latestStatuses: async () => Promise.reject(new Error("ECONNREFUSED 10.0.0.1")) });
-    const error = await service(broken).status().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ code: "unavailable", message: "the status store is unavailable" });
+  it("merges the stored statuses with the catalogue", async () => {
+    const listing = await service.status();
+    expect(listing.summary).toEqual(EXPECTED_SUMMARY);
+    for (const m of listing.metrics) expect(m.status, m.metric_name).toBe(EXPECTED_STATUS[m.metric_name]);
+    // A metric removed from the catalogue disappears, though the store still has its status.
+    catalogue = { ...demo, metrics: demo.metrics.filter((m) => m.name !== "page_views") };
+    try {
+      expect((await service.status()).summary).toEqual({ ...EXPECTED_SUMMARY, total: 11, healthy: 4 });
+      await expect(service.metricStatus("page_views")).rejects.toMatchObject({ code: "not_found", message: 'metric "page_views" not found' });
+    } finally {
+      catalogue = demo;
+    }
   });
 
-  it("triggers (coalesced) and waits for scans", async () => {
-    expect(await service().triggerScan({ wait: false })).toMatchObject({ scan_id: running.scan_id, status: "running", trigger: "schedule", coalesced: true, finished_at: null });
-    expect(await service().triggerScan({ wait: true })).toMatchObject({ status: "succeeded", finished_at: "2024-05-01T10:00:09.000Z", summary: done.summary });
+  it("keeps the status history, newest first, and the failing tests of the latest scan", async () => {
+    const first = await service.metricStatus("stock_on_hand");
+    expect(first.failing_tests.map((t) => [t.rule, t.status, t.rows_affected])).toEqual([["freshness", "failing", 1]]);
+    // Without its freshness test, stock_on_hand is healthy: a new status period begins.
+    catalogue = { ...demo, tests: demo.tests.filter((t) => !(t.metric === "stock_on_hand" && t.rule === "freshness")) };
+    try {
+      const scan = await service.triggerScan({ wait: true });
+      const view = await service.metricStatus("stock_on_hand");
+      expect(view).toMatchObject({ status: "healthy", safe_to_use: true, scan_id: scan.scan_id, checked_at: scan.finished_at, since: scan.finished_at, failing_tests: [] });
+      expect(view.history).toEqual([
+        { status: "healthy", from: scan.finished_at, to: null },
+        { status: "unreliable", from: first.since, to: scan.finished_at },
+      ]);
+      expect((await shortHistory.metricStatus("stock_on_hand")).history).toEqual([view.history[0]]);
+      // Unchanged metrics keep their period.
+      expect(await service.metricStatus("gross_revenue")).toMatchObject({ status: "unreliable", since: first.since, history: [{ to: null }] });
+    } finally {
+      catalogue = demo;
+    }
   });
 
-  it("reads scans by id, 404 for unknown ids", async () => {
-    expect(await service().getScan(done.scan_id)).toMatchObject({ scan_id: done.scan_id, status: "succeeded" });
-    await expect(service().getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject({ code: "not_found" });
+  it("refreshes the Prometheus gauges from the store", async () => {
+    const metrics = createMetrics();
+    await service.refreshMetrics(metrics);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('metric_reliability_status{metric="stock_on_hand",status="healthy"} 1');
+    expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unreliable"} 1');
+    expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 0');
+    expect(text).toContain('metric_reliability_tests{status="failing"} 4');
+  });
+
+  it("answers not_found for an unknown scan", async () => {
+    await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("22222222") });
+  });
+
+  it("maps a store outage to unavailable; catalogue-only answers still work", async () => {
+    await store.close();
+    const unavailable = { code: "unavailable", message: "the status store is unavailable" };
+    await expect(service.status()).rejects.toMatchObject(unavailable);
+    await expect(service.metricStatus("gross_revenue")).rejects.toMatchObject(unavailable);
+    await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject(unavailable);
+    await expect(service.triggerScan({ wait: false })).rejects.toMatchObject({ code: "unavailable", message: expect.stringMatching(/^cannot record the scan/) });
+    await expect(service.metricStatus("no_such_metric")).rejects.toMatchObject({ code: "not_found" });
+    expect((await service.affectedBy("shop.inventory")).affected_metrics).toEqual([{ metric_name: "stock_on_hand", relationship: "base_table" }]);
   });
 });
