@@ -1,8 +1,10 @@
 import { countTests } from "../derive/derive.js";
+import type { TestResult } from "../evaluate/types.js";
 import type { ScanService } from "../scan/types.js";
+import type { ScanRecord } from "../store/store.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import type { ValidationService } from "./types.js";
-import { iso, inferredTestView, testResultView, type TestListing } from "./views.js";
+import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
 
 export interface ValidationServiceOptions {
   getSnapshot: () => CatalogSnapshot;
@@ -15,6 +17,16 @@ export function testListing(snapshot: CatalogSnapshot): TestListing {
   return { tests, count: tests.length };
 }
 
+/** The POST /v1/semantic-tests/run body of a finished scan. Pure. */
+export function testRunReport(scan: ScanRecord, results: TestResult[]): TestRunView {
+  const c = countTests(results);
+  return {
+    summary: { total: c.total, passing: c.passing, failing: c.failing, warning: c.warning },
+    tests: results.map(testResultView),
+    ran_at: iso(scan.finished_at ?? scan.started_at),
+  };
+}
+
 export function createValidationService({ getSnapshot, scanService }: ValidationServiceOptions): ValidationService {
   return {
     async listTests() {
@@ -23,12 +35,7 @@ export function createValidationService({ getSnapshot, scanService }: Validation
     async runTests() {
       // Through the one scan service, so a run also updates reliability statuses and history.
       const { scan, results } = await scanService.run("api_run");
-      const c = countTests(results);
-      return {
-        summary: { total: c.total, passing: c.passing, failing: c.failing, warning: c.warning },
-        tests: results.map(testResultView),
-        ran_at: iso(scan.finished_at ?? scan.started_at),
-      };
+      return testRunReport(scan, results);
     },
   };
 }

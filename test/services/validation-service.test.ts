@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ScanService } from "../../src/scan/types.js";
-import { createValidationService, testListing } from "../../src/services/validation-service.js";
+import { testListing, testRunReport } from "../../src/services/validation-service.js";
 import { result, snapshot } from "./fixtures.js";
 
 describe("validation service", () => {
@@ -13,22 +12,13 @@ describe("validation service", () => {
     });
   });
 
-  it("runs tests through the scan service and summarises them", async () => {
+  it("reports a finished scan's results with their summary and ran_at", () => {
     const finished = new Date("2024-05-01T10:00:05Z");
-    const calls: string[] = [];
-    const scanService = {
-      run: async (trigger: string) => {
-        calls.push(trigger);
-        return {
-          scan: { scan_id: "s", trigger: "api_run", status: "succeeded", started_at: new Date(0), finished_at: finished, error: null, summary: null },
-          results: [result("gross_revenue", "passing"), result("gross_revenue", "failing"), result("gross_revenue", "warning")],
-        };
-      },
-    } as unknown as ScanService;
-    const run = await createValidationService({ getSnapshot: () => snapshot(), scanService }).runTests();
-    expect(calls).toEqual(["api_run"]);
+    const scan = { scan_id: "s", trigger: "api_run" as const, status: "succeeded" as const, started_at: new Date(0), finished_at: finished, error: null, summary: null };
+    const run = testRunReport(scan, [result("gross_revenue", "passing"), result("gross_revenue", "failing"), result("gross_revenue", "warning")]);
     expect(run.summary).toEqual({ total: 3, passing: 1, failing: 1, warning: 1 });
     expect(run.ran_at).toBe("2024-05-01T10:00:05.000Z");
     expect(run.tests[1]).toMatchObject({ status: "failing", rows_affected: 12, rows_total: 10_000 });
+    expect(testRunReport({ ...scan, finished_at: null }, []).ran_at).toBe("1970-01-01T00:00:00.000Z");
   });
 });
