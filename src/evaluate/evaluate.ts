@@ -51,7 +51,8 @@ export function evaluate(tests: InferredTest[], plan: ScanPlan, outcomes: QueryO
     if (!outcome) return notEvaluated(`not evaluated: no result for query ${where.queryId}`);
     if (outcome.error !== null || outcome.row === null) return notEvaluated(`not evaluated: ${outcome.error ?? "query returned no row"}`);
     const row = outcome.row;
-    const total = toNumber(row.total);
+    // The test's own filter's row count (the query's count() when its WHERE is the filter).
+    const total = toNumber(row[where.aliases.total ?? "total"]);
     if (total === null) return notEvaluated(`not evaluated: query ${where.queryId} returned no total`);
     const parts: Parts = {};
     for (const [part, alias] of Object.entries(where.aliases)) parts[part] = toNumber(row[alias]);

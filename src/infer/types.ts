@@ -11,7 +11,7 @@ export interface ColumnRef {
 
 /**
  * What the warehouse must measure for a test. Every probe is answered by the one
- * aggregate query of its (datasource, table, filter) group, except `schema`,
+ * aggregate query of its (datasource, table), except `schema`,
  * which is answered from system.columns.
  */
 export type Probe =

@@ -1,11 +1,10 @@
-// Turns inferred tests into the fewest warehouse queries: one SELECT per
-// (datasource, table, filter), split only when it would pass max_query_size.
+// Turns inferred tests into the fewest warehouse queries: one SELECT per (datasource, table),
+// the filters of its metrics folded into the aggregates, split only when it would pass
+// max_query_size.
 import type { InferredTest } from "../infer/types.js";
-import { quoteTable } from "../sql/identifiers.js";
 import { skipReason } from "./column-check.js";
 import { adaptJoinKeys } from "./join-keys.js";
-import { probeExpressions } from "./probe-sql.js";
-import { QueryDraft } from "./query-draft.js";
+import { draftsFor, groupTests } from "./table-groups.js";
 import type { ScanPlan, TableQuery, WarehouseSchema } from "./types.js";
 
 export interface PlanOptions {
@@ -21,13 +20,6 @@ export interface PlanOptions {
  */
 export const QUERY_WRAPPER_BYTES = 512;
 
-interface Group {
-  datasource: string;
-  table: string;
-  filter: string | null;
-  tests: InferredTest[];
-}
-
 /** Tests shared across metrics carry the same key and run once: keep the first. */
 export function dedupeTests(tests: InferredTest[]): InferredTest[] {
   const byKey = new Map<string, InferredTest>();
@@ -35,47 +27,14 @@ export function dedupeTests(tests: InferredTest[]): InferredTest[] {
   return [...byKey.values()];
 }
 
-function compareGroups(a: Group, b: Group): number {
-  const left = [a.datasource, a.table, a.filter === null ? "0" : `1${a.filter}`];
-  const right = [b.datasource, b.table, b.filter === null ? "0" : `1${b.filter}`];
-  for (let i = 0; i < left.length; i += 1) {
-    if (left[i]! < right[i]!) return -1;
-    if (left[i]! > right[i]!) return 1;
-  }
-  return 0;
-}
-
-function groupTests(tests: InferredTest[]): Group[] {
-  const groups = new Map<string, Group>();
-  for (const test of tests) {
-    const id = JSON.stringify([test.datasource, test.table, test.filter]);
-    let group = groups.get(id);
-    if (!group) {
-      group = { datasource: test.datasource, table: test.table, filter: test.filter, tests: [] };
-      groups.set(id, group);
+function queriesFor(tests: InferredTest[], schema: WarehouseSchema, options: PlanOptions & { foldFilters: boolean }, idOf: (n: number) => string): TableQuery[] {
+  const queries: TableQuery[] = [];
+  for (const group of groupTests(tests, options.foldFilters)) {
+    for (const draft of draftsFor(group, schema, options.maxQuerySize - QUERY_WRAPPER_BYTES)) {
+      queries.push({ id: idOf(queries.length + 1), datasource: group.datasource, table: group.table, filters: group.filters, sql: draft.sql(), outputs: draft.outputs });
     }
-    group.tests.push(test);
   }
-  // Sorted, so query ids do not depend on the order metrics were loaded in.
-  return [...groups.values()].sort(compareGroups);
-}
-
-/** Greedy packing in test order; a test's outputs never straddle two queries. */
-function draftsFor(group: Group, maxQuerySize: number): QueryDraft[] {
-  const tail = ` FROM ${quoteTable(group.table)}` + (group.filter === null ? "" : ` WHERE (${group.filter})`);
-  const drafts = [new QueryDraft(tail)];
-  for (const test of group.tests) {
-    const expressions = probeExpressions(test);
-    let draft = drafts[drafts.length - 1]!;
-    // A single test longer than the limit still gets its own query; the warehouse's
-    // error then reports it as "not evaluated" rather than it vanishing silently.
-    if (!draft.isEmpty && draft.lengthWith(expressions) > maxQuerySize - QUERY_WRAPPER_BYTES) {
-      draft = new QueryDraft(tail);
-      drafts.push(draft);
-    }
-    draft.add(test.key, expressions);
-  }
-  return drafts;
+  return queries;
 }
 
 export function planScan(tests: InferredTest[], schema: WarehouseSchema, options: PlanOptions): ScanPlan {
@@ -102,18 +61,21 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
     if (adapted.test.sample_sql !== test.sample_sql) samples[test.key] = adapted.test.sample_sql;
   }
 
-  const queries: TableQuery[] = [];
-  for (const group of groupTests(runnable)) {
-    for (const draft of draftsFor(group, options.maxQuerySize)) {
-      queries.push({
-        id: `q${queries.length + 1}`,
-        datasource: group.datasource,
-        table: group.table,
-        filter: group.filter,
-        sql: draft.sql(),
-        outputs: draft.outputs,
-      });
-    }
-  }
+  const queries = queriesFor(runnable, schema, { ...options, foldFilters: true }, (n) => `q${n}`);
   return { tests: distinct, queries, skipped, sample_sql: samples };
+}
+
+/**
+ * The plan with one failed folded query (several filters of a table) replaced by one query
+ * per (table, filter) for the same tests, ids `<id>-f1`, `<id>-f2`...: a filter that fails
+ * at run time then only fails its own tests. Null when the query had a single filter.
+ */
+export function unfoldQuery(plan: ScanPlan, queryId: string, schema: WarehouseSchema, options: PlanOptions): ScanPlan | null {
+  const index = plan.queries.findIndex((query) => query.id === queryId);
+  const failed = plan.queries[index];
+  if (!failed || failed.filters.length < 2) return null;
+  const keys = new Set(failed.outputs.map((output) => output.test_key));
+  const tests = plan.tests.filter((test) => keys.has(test.key));
+  const parts = queriesFor(tests, schema, { ...options, foldFilters: false }, (n) => `${queryId}-f${n}`);
+  return { ...plan, queries: [...plan.queries.slice(0, index), ...parts, ...plan.queries.slice(index + 1)] };
 }

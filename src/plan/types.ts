@@ -6,16 +6,21 @@ export interface QueryOutput {
   alias: string;
   /** test key (InferredTest.key) this column belongs to */
   test_key: string;
-  /** "violations" | "max_ts" | ... (interpreted by evaluate) */
+  /** "total" | "violations" | "max_ts" | "now" (interpreted by evaluate) */
   part: string;
 }
 
-/** One SELECT over one (datasource, table, filter) group. Always has alias "total" = count(). */
+/**
+ * One SELECT over one (datasource, table): its tests' filters are folded into the aggregates
+ * (or, when it has a single filter, applied by its WHERE). Always has alias "total" = count();
+ * each test's "total" output is its filter's row count.
+ */
 export interface TableQuery {
   id: string;
   datasource: string;
   table: string;
-  filter: string | null;
+  /** distinct filters of its tests (null = no filter) */
+  filters: (string | null)[];
   sql: string;
   outputs: QueryOutput[];
 }

@@ -1,14 +1,16 @@
 // One pass over the warehouse for a catalogue snapshot:
-// schema (system.columns) -> plan -> one query per table group -> evaluate -> derive.
+// schema (system.columns) -> plan -> one query per table (per filter for a table whose
+// folded query failed) -> evaluate -> derive.
 import pLimit from "p-limit";
 import { deriveStatuses } from "../derive/derive.js";
 import type { MetricStatus } from "../derive/types.js";
 import { evaluate } from "../evaluate/evaluate.js";
 import type { QueryOutcome, TestResult } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
-import { planScan } from "../plan/plan-scan.js";
+import { planScan, unfoldQuery } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
-import type { WarehouseSchema } from "../plan/types.js";
+import type { TableQuery, WarehouseSchema } from "../plan/types.js";
+import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 
@@ -42,6 +44,27 @@ async function readSchema(warehouse: Warehouse, tests: InferredTest[], options: 
   }
 }
 
+async function runQuery(
+  query: TableQuery,
+  warehouses: ReadonlyMap<string, Warehouse>,
+  options: ExecuteOptions,
+): Promise<{ outcome: QueryOutcome; refused: boolean }> {
+  const warehouse = warehouses.get(query.datasource);
+  if (!warehouse) return { outcome: { query_id: query.id, row: null, error: `datasource "${query.datasource}" is not configured` }, refused: false };
+  const started = performance.now();
+  try {
+    const rows = await warehouse.query(query.sql, { queryId: `${options.scanId}-${query.id}`, signal: options.signal });
+    const row = (rows[0] ?? null) as QueryOutcome["row"];
+    return { outcome: { query_id: query.id, row, error: row ? null : "query returned no row" }, refused: false };
+  } catch (error) {
+    // Only a query ClickHouse ran and rejected; not a timeout, cancel or lost connection.
+    const refused = error instanceof WarehouseError && error.kind === "query";
+    return { outcome: { query_id: query.id, row: null, error: (error as Error).message }, refused };
+  } finally {
+    options.onQuery?.((performance.now() - started) / 1000);
+  }
+}
+
 export async function executeScan(
   snapshot: CatalogSnapshot,
   warehouses: ReadonlyMap<string, Warehouse>,
@@ -55,28 +78,30 @@ export async function executeScan(
     schema[datasource] = warehouse ? await readSchema(warehouse, snapshot.tests.filter((t) => t.datasource === datasource), options) : {};
   }
 
-  const plan = planScan(snapshot.tests, schema, { maxQuerySize: options.maxQuerySize });
+  let plan = planScan(snapshot.tests, schema, { maxQuerySize: options.maxQuerySize });
   const limit = pLimit(options.concurrency);
-  const outcomes: QueryOutcome[] = await Promise.all(
-    plan.queries.map((query) =>
-      limit(async (): Promise<QueryOutcome> => {
-        const warehouse = warehouses.get(query.datasource);
-        if (!warehouse) return { query_id: query.id, row: null, error: `datasource "${query.datasource}" is not configured` };
-        const started = performance.now();
-        try {
-          const rows = await warehouse.query(query.sql, { queryId: `${options.scanId}-${query.id}`, signal: options.signal });
-          return { query_id: query.id, row: (rows[0] ?? null) as QueryOutcome["row"], error: rows[0] ? null : "query returned no row" };
-        } catch (error) {
-          return { query_id: query.id, row: null, error: (error as Error).message };
-        } finally {
-          options.onQuery?.((performance.now() - started) / 1000);
-        }
-      }),
-    ),
-  );
+  const run = (queries: TableQuery[]) => Promise.all(queries.map((query) => limit(() => runQuery(query, warehouses, options))));
+  const outcomes = new Map<string, QueryOutcome>();
+  let pending = plan.queries;
+  // A folded query that ClickHouse refused (one filter throws, say) is re-run as one query
+  // per filter, so only that filter's tests end up "not evaluated". Outages are not retried.
+  while (pending.length > 0) {
+    const retry: TableQuery[] = [];
+    for (const { outcome, refused } of await run(pending)) {
+      const unfolded = refused && !options.signal.aborted ? unfoldQuery(plan, outcome.query_id, schema, { maxQuerySize: options.maxQuerySize }) : null;
+      if (unfolded === null) {
+        outcomes.set(outcome.query_id, outcome);
+        continue;
+      }
+      const before = new Set(plan.queries.map((query) => query.id));
+      plan = unfolded;
+      retry.push(...plan.queries.filter((query) => !before.has(query.id)));
+    }
+    pending = retry;
+  }
   if (options.signal.aborted) throw new Error("scan cancelled");
 
-  const results = evaluate(snapshot.tests, plan, outcomes, schema);
+  const results = evaluate(snapshot.tests, plan, [...outcomes.values()], schema);
   const statuses = deriveStatuses(
     snapshot.metrics.map((m) => m.name),
     results,

@@ -1,6 +1,7 @@
-// What the scan sends: one query per (datasource, table, filter), shared checks computed once,
-// count() + countIf / uniqExact / NOT IN (SELECT ...), every query tagged with a query id, and a
-// group split only when it would pass max_query_size (measured on the engines themselves).
+// What the scan sends: one query per (datasource, table) with the metrics' filters folded into
+// the aggregates, shared checks computed once, count() + countIf / uniqExact / NOT IN (SELECT ...),
+// every query tagged with a query id, a query split only when it would pass max_query_size
+// (measured on the engines themselves), and a filter that fails at run time isolated to its tests.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
 import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/schema-query.js";
@@ -31,28 +32,43 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
   });
   afterAll(() => dropFixture(handle, db));
 
-  it("reads the schema once, then sends exactly one query per (table, filter) group", () => {
+  it("reads the schema once, then sends exactly one query per table", () => {
     expect(run.sent[0]!.sql).toMatch(/^SELECT database, table, name, type FROM system\.columns WHERE /);
     expect(run.sent.filter((s) => s.sql.includes("FROM system.columns"))).toHaveLength(1);
-    const groups = tableQueries(run.sent).map((s) => groupOf(s.sql));
-    expect(groups.map((g) => `${g.table} ${g.filter ?? "-"}`).sort()).toEqual(
-      [
-        `${q("clean_products")} -`,
-        `${q("clean_sales")} -`,
-        `${q("customers")} -`,
-        `${q("empty_orders")} -`,
-        `${q("empty_refs")} -`,
-        `${q("events")} -`,
-        `${q("orders")} -`,
-        `${q("orders")} throwIf(1) = 0`,
-        `${q("orders")} ${FILTER}`,
-      ].sort(),
+    const folded = tableQueries(run.sent).filter((s) => /-q\d+$/.test(s.options.queryId!));
+    expect(folded.map((s) => groupOf(s.sql).table).sort()).toEqual(
+      ["clean_products", "clean_sales", "customers", "empty_orders", "empty_refs", "events", "orders"].map(q).sort(),
     );
-    expect(run.sent).toHaveLength(10);
+    // orders has tests without a filter, so no WHERE: each filter conditions its own aggregates.
+    const orders = folded.find((s) => groupOf(s.sql).table === q("orders"))!.sql;
+    expect(groupOf(orders).filter).toBeNull();
+    expect(orders).toContain(`ifNull(countIf(${FILTER}), 0)`);
+    expect(orders).toContain("ifNull(countIf(throwIf(1) = 0), 0)");
+  });
+
+  it("isolates a filter that fails at run time: only its own tests are not evaluated", () => {
+    // The folded orders query fails (throwIf), so orders is re-run as one query per filter.
+    const orders = tableQueries(run.sent).filter((s) => groupOf(s.sql).table === q("orders"));
+    const ordersId = orders.find((s) => groupOf(s.sql).filter === null && s.sql.includes("throwIf"))!.options.queryId!;
+    expect(orders.map((s) => [s.options.queryId, groupOf(s.sql).filter])).toEqual(
+      expect.arrayContaining([
+        [`${ordersId}-f1`, null],
+        [`${ordersId}-f2`, FILTER],
+        [`${ordersId}-f3`, "throwIf(1) = 0"],
+      ]),
+    );
+    expect(orders).toHaveLength(4);
+    expect(run.sent).toHaveLength(1 + 7 + 3);
+    const failed = run.results.filter((r) => r.message.includes("ClickHouse error 395"));
+    expect(failed.length).toBeGreaterThan(0);
+    expect(new Set(failed.map((r) => r.metric))).toEqual(new Set(["throwing_filter"]));
+    expect(failed.every((r) => r.message.includes(`query ${ordersId}-f3 failed`))).toBe(true);
+    // The other filters' tests on orders were judged.
+    expect(run.results.filter((r) => ["completed_revenue", "order_revenue"].includes(r.metric) && r.message.startsWith("not evaluated"))).toEqual([]);
   });
 
   it("computes a check shared by several metrics once", () => {
-    const completed = tableQueries(run.sent).find((s) => groupOf(s.sql).filter === FILTER)!.sql;
+    const completed = tableQueries(run.sent).find((s) => groupOf(s.sql).filter === FILTER)!.sql; // the unfolded part
     // completed_revenue, completed_avg_amount, strict_avg_amount and the derived metric all have it.
     expect(run.results.filter((r) => r.rule === "measure_not_null" && r.check === "amount IS NOT NULL" && r.rows_total === 160)).toHaveLength(4);
     expect(completed.split("`amount` IS NULL")).toHaveLength(2);
@@ -64,19 +80,20 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
       expect(sql.startsWith("SELECT count() AS total")).toBe(true);
       expect(sql).not.toMatch(/\bJOIN\b/i);
     }
-    const orders = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("orders") && groupOf(s.sql).filter === null)!.sql;
+    const orders = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("orders") && groupOf(s.sql).filter === null)!.sql; // folded
     expect(orders).toContain(`ifNull(countIf(\`amount\` IS NULL), 0)`);
     // orders.customer_id is Nullable(UInt32), customers.id UInt64: 18.16 needs equal types in IN.
     expect(orders).toContain(`isNotNull(\`customer_id\`) AND toUInt64(\`customer_id\`) NOT IN (SELECT toUInt64(\`id\`) FROM ${q("customers")})`);
     const customers = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("customers"))!.sql;
-    expect(customers).toContain("(countIf(isNotNull(`id`)) - ifNull(uniqExact(`id`), 0))");
+    // customers.id is UInt64: no NULL guards.
+    expect(customers).toContain("(count() - uniqExact(`id`))");
   });
 
   it("tags every query with a unique query id derived from the scan id", () => {
     const ids = run.sent.map((s) => s.options.queryId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids[0]).toBe(`corr-plan-${engine.name}-schema-default`);
-    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-q\\d+$`));
+    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-q\\d+(-f\\d+)?$`));
     for (const { options } of run.sent) expect(options.signal).toBeInstanceOf(AbortSignal);
   });
 

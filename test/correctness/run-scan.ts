@@ -1,5 +1,5 @@
 // Runs the daemon's real scan path (executeScan: schema -> plan -> one query per table
-// group -> evaluate -> derive) on a real warehouse, recording every query it sends.
+// -> evaluate -> derive) on a real warehouse, recording every query it sends.
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import type { QueryOptions, Row, Warehouse } from "../../src/warehouse/warehouse.js";

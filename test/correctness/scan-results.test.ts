@@ -124,7 +124,7 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
   it("a test that cannot run for another reason is a warning that says why", () => {
     const [throwing] = resultsOf("throwing_filter").filter((r) => r.rule === "table_not_empty");
     expect(throwing!.status).toBe("warning");
-    expect(throwing!.message).toMatch(new RegExp(`query ${run.scanId}-q\\d+ failed: ClickHouse error 395`));
+    expect(throwing!.message).toMatch(new RegExp(`query ${run.scanId}-q\\d+-f\\d+ failed: ClickHouse error 395`));
     // The String "timestamp" is kept out of the events query, so stale_events is still judged.
     expect(resultsOf("stale_events").find((r) => r.rule === "freshness")!.status).toBe("failing");
   });

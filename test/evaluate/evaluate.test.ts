@@ -139,3 +139,14 @@ describe("evaluate: skipped and failed", () => {
     expect(evaluate(tests, plan, outcomes, SCHEMA).map((r) => r.rows_affected)).toEqual([0, 3]);
   });
 });
+
+describe("evaluate: folded filters", () => {
+  it("judges each test against its own filter's row count", () => {
+    const completed = { ...amountNotNull, filter: "status = 'completed'", key: "completed-amount" };
+    const emptyCompleted = { ...notEmpty, filter: "status = 'completed'", key: "completed-rows" };
+    const [all, filtered, rows] = run([amountNotNull, completed, emptyCompleted], { total: "100", c1: "7", c2: "40", c3: "3" });
+    expect(all).toMatchObject({ rows_affected: 7, rows_total: 100 });
+    expect(filtered).toMatchObject({ rows_affected: 3, rows_total: 40 });
+    expect(rows).toMatchObject({ status: "passing", rows_affected: 0, rows_total: 40 });
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
+import { planScan, QUERY_WRAPPER_BYTES, unfoldQuery } from "../../src/plan/plan-scan.js";
 import { SCHEMA, col, makeTest } from "./make-test.js";
 
 const BIG = 262_144;
@@ -20,27 +20,78 @@ describe("planScan", () => {
     expect(plan.queries[0]!.sql.match(/isNull/g)).toHaveLength(1);
   });
 
-  it("builds one query per (datasource, table, filter) with sorted, deterministic ids", () => {
+  it("builds one query per (datasource, table) with sorted, deterministic ids", () => {
     const filtered = makeTest({ rule: "table_not_empty", filter: "status = 'completed'", probe: { type: "not_empty" } });
     const plan = planScan([notEmpty, amountNotNull, fresh, keyUnique, filtered], SCHEMA, { maxQuerySize: BIG });
-    expect(plan.queries.map((q) => [q.id, q.table, q.filter])).toEqual([
-      ["q1", "shop.customers", null],
-      ["q2", "shop.orders", null],
-      ["q3", "shop.orders", "status = 'completed'"],
+    expect(plan.queries.map((q) => [q.id, q.table, q.filters])).toEqual([
+      ["q1", "shop.customers", [null]],
+      ["q2", "shop.orders", [null, "status = 'completed'"]],
     ]);
-    expect(plan.queries[0]!.sql).toBe("SELECT count() AS total, (countIf(isNotNull(`id`)) - ifNull(uniqExact(`id`), 0)) AS c1 FROM `shop`.`customers`");
+    // id is UInt64: no NULL guards. amount is Nullable(Float64): ifNull stays.
+    expect(plan.queries[0]!.sql).toBe("SELECT count() AS total, (count() - uniqExact(`id`)) AS c1 FROM `shop`.`customers`");
     expect(plan.queries[1]!.sql).toBe(
       "SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1, toUInt64(toUnixTimestamp(toDateTime(max(`created_at`)))) AS c2, " +
-        "toUInt64(toUnixTimestamp(now())) AS c3 FROM `shop`.`orders`",
+        "toUInt64(toUnixTimestamp(now())) AS c3, ifNull(countIf(status = 'completed'), 0) AS c4 FROM `shop`.`orders`",
     );
-    expect(plan.queries[2]!.sql).toBe("SELECT count() AS total FROM `shop`.`orders` WHERE (status = 'completed')");
+  });
+
+  it("keeps a table with a single filter in its WHERE, with plain aggregates", () => {
+    const completed = { ...amountNotNull, filter: "status = 'completed'", key: "completed-amount" };
+    const plan = planScan([completed], SCHEMA, { maxQuerySize: BIG });
+    expect(plan.queries.map((q) => [q.sql, q.filters])).toEqual([
+      ["SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1 FROM `shop`.`orders` WHERE (status = 'completed')", ["status = 'completed'"]],
+    ]);
+    expect(plan.queries[0]!.outputs.map((o) => [o.alias, o.part])).toEqual([["total", "total"], ["c1", "violations"]]);
+  });
+
+  it("folds several filters of one table into conditioned aggregates, reading only rows some filter keeps", () => {
+    const on = (filter: string, test: typeof keyUnique) => ({ ...test, filter, key: `${test.key}|${filter}` });
+    const nullableKey = makeTest({ rule: "join_key_unique", table: "shop.customers", columns: [col("nid", "shop.customers")], probe: { type: "duplicate_keys", key: "`nid`" } });
+    const schema = { default: { ...SCHEMA.default, "shop.customers": { id: "UInt64", nid: "Nullable(UInt64)", segment: "String" } } };
+    const plan = planScan([on("segment = 'y'", nullableKey), on("segment = 'x'", keyUnique)], schema, { maxQuerySize: BIG });
+    expect(plan.queries).toHaveLength(1);
+    expect(plan.queries[0]!.filters).toEqual(["segment = 'x'", "segment = 'y'"]);
+    expect(plan.queries[0]!.sql).toBe(
+      "SELECT count() AS total, ifNull(countIf(segment = 'y'), 0) AS c1, " +
+        "(ifNull(countIf((segment = 'y') AND isNotNull(`nid`)), 0) - ifNull(uniqExactIf(`nid`, (segment = 'y') AND isNotNull(`nid`)), 0)) AS c2, " +
+        "ifNull(countIf(segment = 'x'), 0) AS c3, (ifNull(countIf(segment = 'x'), 0) - ifNull(uniqExactIf(`id`, segment = 'x'), 0)) AS c4 " +
+        "FROM `shop`.`customers` WHERE ((segment = 'x') OR (segment = 'y'))",
+    );
+
+    const completed = "status = 'completed'";
+    const mixed = planScan([notEmpty, on(completed, amountNotNull), on(completed, fresh)], SCHEMA, { maxQuerySize: BIG }).queries;
+    expect(mixed).toHaveLength(1);
+    expect(mixed[0]!.sql).toBe(
+      "SELECT count() AS total, ifNull(countIf(status = 'completed'), 0) AS c1, ifNull(countIf((status = 'completed') AND (isNull(`amount`))), 0) AS c2, " +
+        "toUInt64(toUnixTimestamp(toDateTime(maxIf(`created_at`, status = 'completed')))) AS c3, toUInt64(toUnixTimestamp(now())) AS c4 FROM `shop`.`orders`",
+    );
+    // Each test reads its own filter's total.
+    const totals = Object.fromEntries(mixed[0]!.outputs.filter((o) => o.part === "total").map((o) => [o.test_key, o.alias]));
+    expect(totals).toEqual({ [notEmpty.key]: "total", [`${amountNotNull.key}|${completed}`]: "c1", [`${fresh.key}|${completed}`]: "c1" });
+  });
+
+  it("unfolds a failed folded query into one query per filter for the same tests", () => {
+    const throwing = { ...notEmpty, filter: "throwIf(1) = 0", key: "throwing" };
+    const plan = planScan([notEmpty, amountNotNull, throwing, keyUnique], SCHEMA, { maxQuerySize: BIG });
+    expect(plan.queries.map((q) => q.id)).toEqual(["q1", "q2"]);
+    expect(unfoldQuery(plan, "q1", SCHEMA, { maxQuerySize: BIG })).toBeNull(); // a single filter: nothing to isolate
+    const unfolded = unfoldQuery(plan, "q2", SCHEMA, { maxQuerySize: BIG })!;
+    expect(unfolded.queries.map((q) => [q.id, q.filters, q.sql])).toEqual([
+      ["q1", [null], plan.queries[0]!.sql],
+      ["q2-f1", [null], "SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1 FROM `shop`.`orders`"],
+      ["q2-f2", ["throwIf(1) = 0"], "SELECT count() AS total FROM `shop`.`orders` WHERE (throwIf(1) = 0)"],
+    ]);
+    expect(unfolded.tests).toBe(plan.tests);
+    expect(unfoldQuery(plan, "q9", SCHEMA, { maxQuerySize: BIG })).toBeNull();
   });
 
   it("maps every output back to its test key and part", () => {
     const plan = planScan([notEmpty, amountNotNull, fresh], SCHEMA, { maxQuerySize: BIG });
     expect(plan.queries[0]!.outputs).toEqual([
-      { alias: "total", test_key: notEmpty.key, part: "rows" },
+      { alias: "total", test_key: notEmpty.key, part: "total" },
+      { alias: "total", test_key: amountNotNull.key, part: "total" },
       { alias: "c1", test_key: amountNotNull.key, part: "violations" },
+      { alias: "total", test_key: fresh.key, part: "total" },
       { alias: "c2", test_key: fresh.key, part: "max_ts" },
       { alias: "c3", test_key: fresh.key, part: "now" },
     ]);
@@ -102,8 +153,8 @@ describe("planScan", () => {
     }
     // A staleness test keeps max_ts and now in the same query.
     const freshQuery = split.find((q) => q.outputs.some((o) => o.test_key === fresh.key))!;
-    expect(freshQuery.outputs.filter((o) => o.test_key === fresh.key).map((o) => o.part)).toEqual(["max_ts", "now"]);
-    expect(split.flatMap((q) => q.outputs.map((o) => o.test_key))).toEqual([amountNotNull.key, amountFinite.key, fresh.key, fresh.key]);
+    expect(freshQuery.outputs.filter((o) => o.test_key === fresh.key).map((o) => o.part)).toEqual(["total", "max_ts", "now"]);
+    expect(split.flatMap((q) => q.outputs.filter((o) => o.part !== "total").map((o) => o.test_key))).toEqual([amountNotNull.key, amountFinite.key, fresh.key, fresh.key]);
   });
 
   it("counts IN (SELECT ...) subqueries toward the length", () => {
