@@ -2,8 +2,8 @@
 // (b) one query per test, as dbt runs its tests (each test its own SELECT over the table);
 // (c) the bare one-pass aggregate per table written by hand: `SELECT count(), countIf(...), ...`
 //     with each check once, filters folded into the aggregates (-If combinators), so every
-//     table is read once. The "group" variant keeps one query per (table, filter) like the
-//     service does, and separates the cost of grouping by filter from the service's overhead.
+//     table is read once. The "group" variant keeps one query per (table, filter) (the
+//     service's grouping before it folded filters), and shows what folding is worth.
 import { quoteIdentifier as q } from "../src/sql/identifiers.js";
 import type { Row } from "../src/warehouse/warehouse.js";
 import type { Check } from "./checks.js";

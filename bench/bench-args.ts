@@ -19,7 +19,7 @@ export const USAGE = `usage: npm run bench:scan -- [--wide] [options]
   standard mode: 5M-row orders fact + 5 more tables, 60 metrics; times
     (a) the service's scan (executeScan), (b) one query per test (dbt style),
     (c) a hand-written one-pass aggregate per table; prints medians, a/c and b/a.
-  --wide: 1000 metrics over 100 tables; counts warehouse queries (must equal table groups).
+  --wide: 1000 metrics over 100 tables; counts warehouse queries (must equal the tables scanned).
 options (environment variable in brackets):
   --reps N          timed repetitions, median reported [BENCH_REPS] (5)
   --concurrency N   concurrent queries for every method [BENCH_CONCURRENCY, else SCAN_CONCURRENCY] (4)

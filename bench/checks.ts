@@ -78,7 +78,12 @@ export function checksFor(tests: InferredTest[], schema: Schema): Check[] {
   return [...checks.values()];
 }
 
-/** Distinct (table, filter) pairs among the checks: the number of scans the service should send. */
+/** Distinct (table, filter) pairs among the checks: the service's grouping before filters were folded. */
 export function tableGroups(checks: Check[]): number {
   return new Set(checks.map((check) => JSON.stringify([check.table, check.filter]))).size;
+}
+
+/** Distinct tables among the checks: the number of table queries the service should send. */
+export function scannedTables(checks: Check[]): number {
+  return new Set(checks.map((check) => check.table)).size;
 }

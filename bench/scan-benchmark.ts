@@ -2,7 +2,7 @@
 // Creates its own database (mr_bench_<pid>_<time>) in the server at CLICKHOUSE_URL or in an
 // embedded chdb, generates a catalogue as YAML in a temp dir, measures, and drops everything.
 // Progress goes to stderr; the report to stdout. Exit code 1 when a check of the run fails
-// (methods disagree, or the query count differs from the table groups).
+// (methods disagree, or the query count differs from the number of tables).
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";

@@ -3,7 +3,8 @@
 //   (a) the service's scan (executeScan on the real warehouse),
 //   (b) one query per test (dbt style),
 //   (c) the hand-written one-pass aggregate per table (filters folded), and, as a diagnostic,
-//   (c') the hand-written aggregate per (table, filter), the service's grouping.
+//   (c') the hand-written aggregate per (table, filter), the service's grouping before it
+//   folded filters (and still its fallback for a table whose folded query fails).
 import path from "node:path";
 import { loadCatalogSnapshot } from "../src/services/load-catalog.js";
 import { handQueries, perTestQueries, type BenchQuery } from "./baselines.js";
@@ -11,7 +12,7 @@ import type { BenchOptions } from "./bench-args.js";
 import { shopMetrics, writeCatalog } from "./bench-catalog.js";
 import { SHOP_COLUMNS, shopSizes, shopStatements } from "./bench-dataset.js";
 import { progress, type BenchWarehouse } from "./bench-warehouse.js";
-import { checksFor, tableGroups, type Schema } from "./checks.js";
+import { checksFor, scannedTables, tableGroups, type Schema } from "./checks.js";
 import { disagreements, formatMs, loadLine, median, runQueries, runService, slowest, type ServiceRun, type Timed } from "./run-methods.js";
 
 const TARGET_A_OVER_C = 1.15;
@@ -57,8 +58,8 @@ export async function runStandard(bench: BenchWarehouse, options: BenchOptions, 
   const warm = await runService(snapshot, bench.warehouse, options.concurrency);
   const problems: string[] = [];
   for (const method of ["b", "c", "c_group"] as const) problems.push(...disagreements(`${method} vs a`, (await run(method)).findings, warm.findings));
-  if (warm.counts.total - warm.counts.schema !== tableGroups(checks)) {
-    problems.push(`service sent ${warm.counts.total - warm.counts.schema} table queries for ${tableGroups(checks)} table groups`);
+  if (warm.counts.total - warm.counts.schema !== scannedTables(checks)) {
+    problems.push(`service sent ${warm.counts.total - warm.counts.schema} table queries for ${scannedTables(checks)} tables`);
   }
 
   let lastA: ServiceRun = warm;
@@ -96,7 +97,7 @@ export async function runStandard(bench: BenchWarehouse, options: BenchOptions, 
     "",
     `a/c  = ${aOverC.toFixed(2)} (target <= ${TARGET_A_OVER_C}): ${aOverC <= TARGET_A_OVER_C ? "MET" : "NOT MET"}`,
     `b/a  = ${bOverA.toFixed(2)} (target >= ${TARGET_B_OVER_A}): ${bOverA >= TARGET_B_OVER_A ? "MET" : "NOT MET"}`,
-    `a/c' = ${(med.a / med.c_group).toFixed(2)} (diagnostic: service vs the same grouping written by hand)`,
+    `a/c' = ${(med.a / med.c_group).toFixed(2)} (diagnostic: service vs one query per (table, filter) written by hand)`,
     `b/c  = ${(med.b / med.c).toFixed(2)} (diagnostic: the b/a any one-pass-per-table scan could reach here)`,
     "slowest queries of (a) in its last run (wall time under concurrency):",
     ...slowest(lastA.counts.timings, 4),
