@@ -7,7 +7,7 @@ import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
-import { createScanService } from "./scan/scan-service.js";
+import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
 import { createCompilerService } from "./services/compiler-service.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
@@ -42,8 +42,13 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
 
   const warehouses = await createWarehouses(config, logger);
   const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
-  const aborted = await store.abortOrphanedScans();
-  if (aborted > 0) logger.warn({ aborted }, "marked scans left running by a previous process as aborted");
+  // Scans whose process died (no heartbeat for a while) are aborted here and on every refresh
+  // tick; a scan another live replica runs keeps beating and is left alone.
+  const abortOrphans = async () => {
+    const aborted = await store.abortOrphanedScans(new Date(Date.now() - SCAN_ORPHANED_AFTER_MS));
+    if (aborted > 0) logger.warn({ aborted }, "marked scans left running by a dead process as aborted");
+  };
+  await abortOrphans();
 
   const metrics = createMetrics();
   const getSnapshot = () => snapshot;
@@ -61,7 +66,10 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   const refreshMetrics = () =>
     reliability.refreshMetrics(metrics).catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
   await refreshMetrics();
-  const refreshTimer = setInterval(refreshMetrics, METRICS_REFRESH_MS);
+  const refreshTimer = setInterval(() => {
+    void refreshMetrics();
+    abortOrphans().catch((error: unknown) => logger.warn({ err: error }, "aborting orphaned scans failed"));
+  }, METRICS_REFRESH_MS);
   refreshTimer.unref();
 
   let ready = false;

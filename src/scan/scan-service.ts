@@ -12,6 +12,11 @@ import type { Warehouse } from "../warehouse/warehouse.js";
 import { executeScan } from "./execute-scan.js";
 import type { ScanService } from "./types.js";
 
+/** How often the process running a scan proves it is alive in the store. */
+export const SCAN_HEARTBEAT_MS = 15_000;
+/** A running scan whose heartbeat is older than this belongs to a dead process (4 missed beats). */
+export const SCAN_ORPHANED_AFTER_MS = 4 * SCAN_HEARTBEAT_MS;
+
 export interface ScanServiceOptions {
   getSnapshot: () => CatalogSnapshot;
   warehouses: ReadonlyMap<string, Warehouse>;
@@ -38,6 +43,12 @@ export function createScanService(options: ScanServiceOptions): ScanService {
   async function execute(record: ScanRecord, abort: AbortController): Promise<{ scan: ScanRecord; results: TestResult[] }> {
     const started = performance.now();
     const log = logger.child({ scan_id: record.scan_id, trigger: record.trigger });
+    // Other replicas abort running scans whose heartbeat went stale; a missed beat (store
+    // hiccup) is only logged, the scan itself goes on.
+    const heartbeat = setInterval(() => {
+      store.heartbeatScan(record.scan_id, new Date()).catch((error: unknown) => log.warn({ err: error }, "scan heartbeat failed"));
+    }, SCAN_HEARTBEAT_MS);
+    heartbeat.unref();
     try {
       const outcome = await executeScan(options.getSnapshot(), options.warehouses, {
         scanId: record.scan_id,
@@ -64,6 +75,8 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       // The store may be the thing that is down: a failed write here must not crash the daemon.
       const scan = await store.failScan(record.scan_id, new Date(), message).catch(() => ({ ...record, status: "failed" as const, error: message, finished_at: new Date() }));
       return { scan, results: [] };
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 

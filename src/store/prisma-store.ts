@@ -37,19 +37,28 @@ class PrismaStore implements Store {
     this.db = database.prisma;
   }
 
-  abortOrphanedScans(): Promise<number> {
+  abortOrphanedScans(staleBefore: Date): Promise<number> {
     return guard("abortOrphanedScans", async () => {
       const { count } = await this.db.scan.updateMany({
-        where: { status: "running" },
+        where: {
+          status: "running",
+          OR: [{ heartbeatAt: { lt: staleBefore } }, { heartbeatAt: null, startedAt: { lt: staleBefore } }],
+        },
         data: { status: "aborted", finishedAt: new Date(), error: ABORTED_ERROR },
       });
       return count;
     });
   }
 
+  heartbeatScan(scanId: string, at: Date): Promise<void> {
+    return guard("heartbeatScan", async () => {
+      await this.db.scan.updateMany({ where: { id: scanId, status: "running" }, data: { heartbeatAt: at } });
+    });
+  }
+
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord> {
     return guard("createScan", async () =>
-      toScanRecord(await this.db.scan.create({ data: { id: scan.scan_id, trigger: scan.trigger, status: "running", startedAt: scan.started_at } })),
+      toScanRecord(await this.db.scan.create({ data: { id: scan.scan_id, trigger: scan.trigger, status: "running", startedAt: scan.started_at, heartbeatAt: scan.started_at } })),
     );
   }
 

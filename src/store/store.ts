@@ -40,8 +40,13 @@ export interface FinishedScan {
 }
 
 export interface Store {
-  /** Marks scans left `running` by a dead process as `aborted`; returns how many. */
-  abortOrphanedScans(): Promise<number>;
+  /**
+   * Marks scans left `running` by a dead process as `aborted`: those whose heartbeat (or start,
+   * if they never beat) is older than `staleBefore`. Returns how many.
+   */
+  abortOrphanedScans(staleBefore: Date): Promise<number>;
+  /** Proves the scan's process is alive (see abortOrphanedScans). */
+  heartbeatScan(scanId: string, at: Date): Promise<void>;
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord>;
   /** Writes results, statuses and status-change history in ONE transaction, then marks the scan succeeded. */
   completeScan(scan: FinishedScan): Promise<ScanRecord>;

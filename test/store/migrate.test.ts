@@ -1,6 +1,6 @@
 // The built-in migrator: Prisma's bookkeeping, idempotence, refusals, rollback, concurrency.
 import { createHash } from "node:crypto";
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -9,6 +9,11 @@ import { createStore } from "../../src/store/prisma-store.js";
 import { targets, type TestDatabase } from "./databases.js";
 
 const INIT = "20261122000000_init";
+/** Every migration the project ships, in the order they apply. */
+const SHIPPED = (await readdir(defaultMigrationsDir(), { withFileTypes: true }))
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name)
+  .sort();
 
 interface MigrationRow {
   id: string;
@@ -41,16 +46,18 @@ describe.each(targets)("migrations on $name", (target) => {
   it("records migrations the way prisma migrate deploy does, once", async () => {
     await (await open()).close();
     await (await open()).close();
-    const sql = await readFile(path.join(dir, INIT, "migration.sql"), "utf8");
     const recorded = await rows();
-    expect(recorded).toHaveLength(1);
-    expect(recorded[0]).toMatchObject({
-      migration_name: INIT,
-      checksum: createHash("sha256").update(sql).digest("hex"),
-      rolled_back_at: null,
-      logs: null,
-      applied_steps_count: 1,
-    });
+    expect(recorded.map((r) => r.migration_name)).toEqual(SHIPPED);
+    for (const [index, name] of SHIPPED.entries()) {
+      const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
+      expect(recorded[index]).toMatchObject({
+        migration_name: name,
+        checksum: createHash("sha256").update(sql).digest("hex"),
+        rolled_back_at: null,
+        logs: null,
+        applied_steps_count: 1,
+      });
+    }
     expect(recorded[0]?.finished_at).toBeInstanceOf(Date);
     expect(recorded[0]?.id).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -60,12 +67,12 @@ describe.each(targets)("migrations on $name", (target) => {
     await mkdir(path.join(dir, "20270101000000_broken"));
     await writeFile(path.join(dir, "20270101000000_broken", "migration.sql"), `CREATE TABLE "extra" (id INT);\nSELECT 1/0;\n`);
     await expect(open()).rejects.toThrow(/migration 20270101000000_broken failed and was rolled back: division by zero/);
-    expect((await rows()).map((r) => r.migration_name)).toEqual([INIT]);
+    expect((await rows()).map((r) => r.migration_name)).toEqual(SHIPPED);
     expect(await db.query(`SELECT to_regclass('extra') AS t`)).toEqual([{ t: null }]);
 
     await writeFile(path.join(dir, "20270101000000_broken", "migration.sql"), `CREATE TABLE "extra" (id INT);\n`);
     await (await open()).close();
-    expect((await rows()).map((r) => r.migration_name)).toEqual([INIT, "20270101000000_broken"]);
+    expect((await rows()).map((r) => r.migration_name)).toEqual([...SHIPPED, "20270101000000_broken"]);
   });
 
   it("refuses an applied migration whose file changed, but accepts other line endings", async () => {
@@ -87,7 +94,7 @@ describe.each(targets)("migrations on $name", (target) => {
   it.runIf(target.name === "postgres")("lets several replicas start at once", async () => {
     const stores = await Promise.all(Array.from({ length: 4 }, () => open()));
     await Promise.all(stores.map((s) => s.close()));
-    expect(await rows()).toHaveLength(1);
+    expect(await rows()).toHaveLength(SHIPPED.length);
   });
 });
 
