@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
-import { createMetrics } from "../../src/metrics/prometheus.js";
-import { createScanService } from "../../src/scan/scan-service.js";
+import { testScanService } from "../helpers/scan-service.js";
 import type { ScanService } from "../../src/scan/types.js";
 import { startScheduler, storeRunCoordinator } from "../../src/scheduler/scheduler.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
@@ -27,16 +26,7 @@ afterAll(() => handle.close());
 /** The real scan service, counting the triggers it receives from its replica's scheduler. */
 async function replica(store: Store): Promise<{ service: ScanService; triggers: () => number }> {
   const snapshot = await loadCatalogSnapshot(DEMO_METRICS_DIR);
-  const service = createScanService({
-    getSnapshot: () => snapshot,
-    warehouses: new Map([["default", handle.warehouse]]),
-    store,
-    metrics: createMetrics(),
-    logger,
-    concurrency: 2,
-    maxQuerySize: 262_144,
-    retentionDays: 30,
-  });
+  const service = testScanService(store, handle.warehouse, () => snapshot);
   let count = 0;
   const counting: ScanService = {
     ...service,

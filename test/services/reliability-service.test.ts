@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createMetrics } from "../../src/metrics/prometheus.js";
-import { createScanService } from "../../src/scan/scan-service.js";
+import { testScanService } from "../helpers/scan-service.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import { createReliabilityService } from "../../src/services/reliability-service.js";
@@ -37,16 +37,7 @@ beforeAll(async () => {
   demo = await loadCatalogSnapshot(DEMO_METRICS_DIR);
   catalogue = demo;
   const getSnapshot = () => catalogue;
-  const scanService = createScanService({
-    getSnapshot,
-    warehouses: new Map([["default", handle.warehouse]]),
-    store,
-    metrics: createMetrics(),
-    logger,
-    concurrency: 2,
-    maxQuerySize: 262_144,
-    retentionDays: 30,
-  });
+  const scanService = testScanService(store, handle.warehouse, getSnapshot);
   service = createReliabilityService({ getSnapshot, store, scanService });
   shortHistory = createReliabilityService({ getSnapshot, store, scanService, historyLimit: 1 });
 });

@@ -1,0 +1,21 @@
+// The real scan service over one real warehouse, with the settings the service tests share.
+import pino from "pino";
+import { createMetrics } from "../../src/metrics/prometheus.js";
+import { createScanService } from "../../src/scan/scan-service.js";
+import type { ScanService } from "../../src/scan/types.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { Store } from "../../src/store/store.js";
+import type { Warehouse } from "../../src/warehouse/warehouse.js";
+
+export function testScanService(store: Store, warehouse: Warehouse, getSnapshot: () => CatalogSnapshot): ScanService {
+  return createScanService({
+    getSnapshot,
+    warehouses: new Map([["default", warehouse]]),
+    store,
+    metrics: createMetrics(),
+    logger: pino({ level: "silent" }),
+    concurrency: 2,
+    maxQuerySize: 262_144,
+    retentionDays: 30,
+  });
+}
