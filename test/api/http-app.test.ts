@@ -34,6 +34,7 @@ let server: Server;
 let base: string;
 let ready = false;
 let inferredTests: number;
+let catalogued: number;
 
 beforeAll(async () => {
   db = await pglite.fresh();
@@ -41,6 +42,7 @@ beforeAll(async () => {
   warehouse = createServerWarehouse({ name: "default", url: "http://127.0.0.1:1", timeoutSeconds: 5 });
   const snapshot = await loadCatalogSnapshot(DEMO_METRICS_DIR);
   inferredTests = snapshot.tests.length;
+  catalogued = snapshot.metrics.length;
   const getSnapshot = () => snapshot;
   const metrics = createMetrics();
   const scanService = createScanService({
@@ -101,7 +103,7 @@ describe("HTTP app on the real services", () => {
 
   it("before any scan, every catalogue metric is unknown and not safe to use", async () => {
     const listing = await call("/v1/reliability/status", { key: RO });
-    expect(listing.body.summary).toEqual({ total: 12, healthy: 0, degraded: 0, unreliable: 0, unknown: 12 });
+    expect(listing.body.summary).toEqual({ total: catalogued, healthy: 0, degraded: 0, unreliable: 0, unknown: catalogued });
     for (const entry of listing.body.metrics) expect(entry).toEqual({ metric_name: entry.metric_name, status: "unknown", safe_to_use: false, checked_at: null, since: null });
     const one = await call("/v1/reliability/status/gross_revenue", { key: RO });
     expect(one.body).toEqual({
@@ -122,7 +124,7 @@ describe("HTTP app on the real services", () => {
     expect(scan.body).toMatchObject({ status: "failed", trigger: "manual", coalesced: false, summary: null, error: expect.stringMatching(/^warehouse "default" unavailable: /) });
     const { coalesced: _coalesced, ...stored } = scan.body;
     expect((await call(`/v1/reliability/scans/${scan.body.scan_id}`, { key: RO })).body).toEqual(stored);
-    expect((await call("/v1/reliability/status", { key: RO })).body.summary.unknown).toBe(12);
+    expect((await call("/v1/reliability/status", { key: RO })).body.summary.unknown).toBe(catalogued);
 
     const text = (await call("/metrics")).text;
     expect(text).toContain('metric_reliability_scans_total{trigger="api_run",outcome="failed"} 2');

@@ -21,10 +21,12 @@ export const EXPECTED_STATUS: Record<string, DemoStatus> = {
   session_count: "healthy",
   page_views: "healthy",
   orders_per_session: "healthy",
+  identified_visitors: "degraded",
+  sessions_by_checkout_step: "unreliable",
 };
 export const METRICS = Object.keys(EXPECTED_STATUS);
 export const DERIVED = new Set(["revenue_per_order", "orders_per_session"]);
-export const EXPECTED_SUMMARY = { total: 12, healthy: 5, degraded: 2, unreliable: 5, unknown: 0 };
+export const EXPECTED_SUMMARY = { total: 14, healthy: 5, degraded: 3, unreliable: 6, unknown: 0 };
 
 export interface ExpectedProblem {
   metric: string;
@@ -48,6 +50,9 @@ export const EXPECTED_PROBLEMS: ExpectedProblem[] = [
   { metric: "revenue_per_order", rule: "measure_not_null", status: "failing", severity: "HIGH", rows_affected: 3, rows_total: 4000, message: "3 of 4,000 rows (0.07%) have NULL amount" },
   { metric: "refund_amount", rule: "measure_non_negative", status: "warning", severity: "MEDIUM", rows_affected: 2, rows_total: 300, message: "2 of 300 rows (0.67%) have negative amount" },
   { metric: "refund_amount", rule: "timestamp_not_future", status: "warning", severity: "MEDIUM", rows_affected: 1, rows_total: 300, message: "1 of 300 rows (0.33%) has created_at in the future" },
+  { metric: "identified_visitors", rule: "count_key_not_null", status: "failing", severity: "MEDIUM", rows_affected: 500, rows_total: 2000, message: /^500 of 2,000 rows \(25\.00%\) have NULL customer_id/ },
+  { metric: "sessions_by_checkout_step", rule: "columns_exist", status: "failing", severity: "HIGH", rows_affected: 1, rows_total: 1, message: "1 of 1 columns missing: shop.sessions.checkout_step" },
+  { metric: "sessions_by_checkout_step", rule: "dimension_not_null", status: "warning", severity: "MEDIUM", rows_affected: 0, rows_total: 0, message: "not evaluated: column missing: shop.sessions.checkout_step" },
 ];
 export const problemsOf = (metric: string) => EXPECTED_PROBLEMS.filter((p) => p.metric === metric);
 
@@ -110,13 +115,17 @@ export function expectTestResult(t: Record<string, unknown>): void {
   expect(Number.isInteger(affected) && affected >= 0, `rows_affected ${affected}`).toBe(true);
   expect(Number.isInteger(total) && total >= 0, `rows_total ${total}`).toBe(true);
   expect(affected).toBeLessThanOrEqual(total);
-  // No demo test has a tolerance: a passing test has no violations, a problem has some.
-  expect(affected === 0).toBe(t.status === "passing");
-  expect(t.sample_sql).toMatch(/^SELECT /);
+  // No demo test has a tolerance: a passing test has no violations, a problem has some
+  // (except a test that could not run, a warning that counted nothing).
   const message = t.message as string;
+  if (message.startsWith("not evaluated: ")) expect([t.status, affected, total]).toEqual(["warning", 0, 0]);
+  else expect(affected === 0).toBe(t.status === "passing");
+  expect(t.sample_sql).toMatch(/^SELECT /);
   if (message.startsWith("not applicable: ")) {
     // e.g. measure_finite on an integer column: nothing to examine
     expect([t.status, affected, total]).toEqual(["passing", 0, 0]);
+  } else if (message.startsWith("not evaluated: ")) {
+    expect(message).toMatch(/^not evaluated: column missing: shop\.[a-z_]+\.[a-z_]+$/);
   } else if (ROW_RULES.has(t.rule as string)) {
     // "<count> of <total> rows (<percentage>%) ..."
     const pct = affected === 0 ? "0.00" : ((affected / total) * 100).toFixed(2);

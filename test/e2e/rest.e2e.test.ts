@@ -67,7 +67,7 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
     const ir = await d.get("/v1/compiler/ir");
     expect(await d.get("/v1/compiler/status")).toEqual(ir);
     expect(Object.keys(ir).sort()).toEqual(["compiled_at", "count", "errors", "metrics"]);
-    expect(ir.count).toBe(12);
+    expect(ir.count).toBe(14);
     expect(ir.errors).toEqual([]);
     expectIso(ir.compiled_at);
     // Exactly what compiling demo/metrics in this process gives (JSON round trip).
@@ -176,7 +176,7 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
     ]);
     expect(await affected("shop.products")).toEqual(["stock_on_hand:join", "units_sold_by_category:join", "average_product_price:base_table"]);
     expect(await affected("shop.customers")).toEqual(["active_customers:base_table", "orders_by_segment:join"]);
-    expect(await affected("shop.sessions")).toEqual(["session_count:base_table", "page_views:base_table", "orders_per_session:derived"]);
+    expect(await affected("shop.sessions")).toEqual(["session_count:base_table", "page_views:base_table", "orders_per_session:derived", "identified_visitors:base_table", "sessions_by_checkout_step:base_table"]);
     expect(await affected("inventory")).toEqual(["stock_on_hand:base_table"]);
     // A table no metric uses: 200 with an empty list, not 404.
     for (const table of ["shop.nothing", "nothing", "other.orders"]) expect(await affected(table)).toEqual([]);

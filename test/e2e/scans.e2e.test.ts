@@ -61,6 +61,9 @@ describeCombinations("REST scans", (combination) => {
     const { d, warehouse } = session();
     for (const name of METRICS) {
       for (const t of (await d.get(`/v1/reliability/status/${name}`)).failing_tests) {
+        // A test that could not run reads a missing column; a schema test's sample lists the
+        // columns that do exist (the missing one has no row to show).
+        if (t.message.startsWith("not evaluated: ") || t.rule === "columns_exist") continue;
         const rows = await warehouse.query(t.sample_sql, { queryId: `e2e-sample-${name}` });
         expect(rows.length, `${name} ${t.rule}: ${t.sample_sql}`).toBeGreaterThan(0);
         expect(rows.length).toBeLessThanOrEqual(10);
