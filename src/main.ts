@@ -16,8 +16,8 @@ import { createValidationService } from "./services/validation-service.js";
 import { createStore } from "./store/prisma-store.js";
 import { createWarehouses } from "./warehouse/create-warehouses.js";
 
-/** How often every replica re-reads statuses from the store for /metrics. */
-const METRICS_REFRESH_MS = 30_000;
+/** How often every replica re-reads statuses from the store for /metrics and aborts scans whose process died. */
+const STORE_SWEEP_MS = 30_000;
 
 export interface Daemon {
   port: number;
@@ -66,11 +66,11 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   const refreshMetrics = () =>
     reliability.refreshMetrics(metrics).catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
   await refreshMetrics();
-  const refreshTimer = setInterval(() => {
+  const sweepTimer = setInterval(() => {
     void refreshMetrics();
     abortOrphans().catch((error: unknown) => logger.warn({ err: error }, "aborting orphaned scans failed"));
-  }, METRICS_REFRESH_MS);
-  refreshTimer.unref();
+  }, STORE_SWEEP_MS);
+  sweepTimer.unref();
 
   let ready = false;
   const app = createHttpApp({
@@ -102,7 +102,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   const stop = () =>
     (stopping ??= (async () => {
       ready = false;
-      clearInterval(refreshTimer);
+      clearInterval(sweepTimer);
       await scheduler?.stop();
       await scanService.stop();
       server.closeIdleConnections();
