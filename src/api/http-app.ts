@@ -1,6 +1,7 @@
 // The HTTP transport: REST /v1, tRPC /trpc, and the open operational endpoints.
 // main.ts calls listen(); this module only builds the app.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
+import compression from "compression";
 import express, { type Express, type RequestHandler } from "express";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
@@ -15,7 +16,7 @@ import { appErrorOf } from "./trpc/trpc-errors.js";
 export interface HttpAppOptions {
   services: Services;
   auth: AuthOptions;
-  metrics: Pick<Metrics, "registry" | "httpMiddleware">;
+  metrics: Pick<Metrics, "registry" | "text" | "httpMiddleware">;
   isReady: () => boolean;
   logger: Logger;
 }
@@ -43,6 +44,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   app.use(metrics.httpMiddleware);
   app.use(requestLog(logger));
+  // gzip (or deflate) when the client accepts it: listings at 10,000 metrics are megabytes of JSON.
+  app.use(compression());
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -52,7 +55,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     else res.status(503).json({ error: { code: "unavailable", message: "not ready" } });
   });
   app.get("/metrics", async (_req, res) => {
-    res.set("Content-Type", metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.set("Content-Type", metrics.registry.contentType).send(await metrics.text());
   });
 
   registerRoutes(app, services, authenticate);

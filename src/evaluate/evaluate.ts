@@ -34,8 +34,8 @@ function locate(plan: ScanPlan): Map<string, Located> {
   return located;
 }
 
-/** One observation per distinct test key. */
-export function observeChecks(tests: readonly InferredTest[], plan: ScanPlan, outcomes: readonly QueryOutcome[], schema: WarehouseSchema): Map<string, CheckObservation> {
+/** What one test's check found, from the plan's query answers; the lookups are built once. */
+export function createObserver(plan: ScanPlan, outcomes: readonly QueryOutcome[], schema: WarehouseSchema): (test: InferredTest) => CheckObservation {
   const skipped = new Map(plan.skipped.map((entry) => [entry.test_key, entry.reason]));
   const located = locate(plan);
   const outcomeById = new Map(outcomes.map((outcome) => [outcome.query_id, outcome]));
@@ -62,14 +62,23 @@ export function observeChecks(tests: readonly InferredTest[], plan: ScanPlan, ou
     return observeRows(test, total, parts);
   };
 
-  const observations = new Map<string, CheckObservation>();
-  for (const test of tests) {
-    if (observations.has(test.key)) continue;
+  return (test) => {
     const observation = observe(test);
     // The planner may have adapted the sample query to the column types (join keys of different widths).
     const adapted = plan.sample_sql[test.key];
-    observations.set(test.key, adapted !== undefined && adapted !== test.sample_sql ? { ...observation, sample_sql: adapted } : observation);
-  }
+    return adapted !== undefined && adapted !== test.sample_sql ? { ...observation, sample_sql: adapted } : observation;
+  };
+}
+
+/** Adds the observation of every test whose key `into` lacks (shared checks are observed once). */
+export function observeInto(into: Map<string, CheckObservation>, tests: readonly InferredTest[], observe: (test: InferredTest) => CheckObservation): void {
+  for (const test of tests) if (!into.has(test.key)) into.set(test.key, observe(test));
+}
+
+/** One observation per distinct test key. */
+export function observeChecks(tests: readonly InferredTest[], plan: ScanPlan, outcomes: readonly QueryOutcome[], schema: WarehouseSchema): Map<string, CheckObservation> {
+  const observations = new Map<string, CheckObservation>();
+  observeInto(observations, tests, createObserver(plan, outcomes, schema));
   return observations;
 }
 

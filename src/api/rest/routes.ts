@@ -2,7 +2,8 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Services } from "../../services/types.js";
 import type { Access, Authenticator } from "../auth.js";
-import { metricNameInput, parseInput, scanIdInput, scanInput, tableInput } from "../schemas.js";
+import { serializedJson } from "../../services/serialized.js";
+import { irListingQuery, metricNameInput, parseInput, scanIdInput, scanInput, statusListingQuery, tableInput, testListingQuery } from "../schemas.js";
 
 /** Body size cap for POST routes: no endpoint takes a body, so anything large is abuse. */
 const JSON_LIMIT = "16kb";
@@ -14,11 +15,23 @@ function requireAccess(authenticate: Authenticator, need: Access): RequestHandle
   };
 }
 
+/** A caller that hung up is owed nothing: no service call, no serialisation. */
+const gone = (req: Request) => req.destroyed || req.socket.destroyed;
+
+/** Sends a listing that was serialised once as its bytes; anything else through res.json. */
+export function sendJson(res: Response, status: number, body: unknown): void {
+  const bytes = serializedJson(body);
+  if (bytes) res.status(status).type("application/json").send(bytes);
+  else res.status(status).json(body);
+}
+
 /** Express 5 forwards a rejected promise to the error middleware, so no try/catch here. */
 const ok =
   (handler: (req: Request) => Promise<unknown>): RequestHandler =>
   async (req: Request, res: Response) => {
-    res.status(200).json(await handler(req));
+    if (gone(req)) return;
+    const body = await handler(req);
+    if (!gone(req)) sendJson(res, 200, body);
   };
 
 export function registerRoutes(app: Express, services: Services, authenticate: Authenticator): void {
@@ -29,21 +42,21 @@ export function registerRoutes(app: Express, services: Services, authenticate: A
   const body = express.json({ limit: JSON_LIMIT });
   const { validation, compiler, reliability } = services;
 
-  app.get("/v1/validation/tests", read, ok(() => validation.listTests()));
+  app.get("/v1/validation/tests", read, ok((req) => validation.listTests(parseInput(testListingQuery, req.query))));
   app.post("/v1/semantic-tests/run", write, body, ok(() => validation.runTests()));
 
-  app.get("/v1/compiler/ir", read, ok(() => compiler.status()));
-  app.get("/v1/compiler/status", read, ok(() => compiler.status()));
+  app.get("/v1/compiler/ir", read, ok((req) => compiler.status(parseInput(irListingQuery, req.query))));
+  app.get("/v1/compiler/status", read, ok((req) => compiler.status(parseInput(irListingQuery, req.query))));
   app.get("/v1/compiler/ir/:name", read, ok((req) => compiler.irByName(parseInput(metricNameInput, req.params).name)));
 
-  app.get("/v1/reliability/status", read, ok(() => reliability.status()));
+  app.get("/v1/reliability/status", read, ok((req) => reliability.status(parseInput(statusListingQuery, req.query))));
   app.get("/v1/reliability/status/:name", read, ok((req) => reliability.metricStatus(parseInput(metricNameInput, req.params).name)));
   app.get("/v1/reliability/affected-by/:table", read, ok((req) => reliability.affectedBy(parseInput(tableInput, req.params).table)));
   app.post("/v1/reliability/scan", write, body, async (req, res) => {
     const wait = parseInput(scanInput, req.query).wait ?? false;
     const scan = await reliability.triggerScan({ wait });
     // 202: accepted and still running; 200: the finished scan (?wait=true).
-    res.status(wait ? 200 : 202).json(scan);
+    sendJson(res, wait ? 200 : 202, scan);
   });
   app.get("/v1/reliability/scans/:id", read, ok((req) => reliability.getScan(parseInput(scanIdInput, req.params).id)));
 }
