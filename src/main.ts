@@ -32,9 +32,11 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Config, logger: Logger): Promise<Daemon> {
+  const compileStarted = performance.now();
   const snapshot = await loadCatalogSnapshot(config.METRICS_DIR);
+  const compileMs = Math.round(performance.now() - compileStarted);
   for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
-  logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length }, "catalogue compiled");
+  logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length, ms: compileMs }, "catalogue compiled");
 
   const apiKeys = [...config.API_KEYS];
   if (apiKeys.length === 0 && config.API_READONLY_KEYS.length === 0) {

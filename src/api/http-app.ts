@@ -16,7 +16,7 @@ import { appErrorOf } from "./trpc/trpc-errors.js";
 export interface HttpAppOptions {
   services: Services;
   auth: AuthOptions;
-  metrics: Pick<Metrics, "registry" | "text" | "httpMiddleware">;
+  metrics: Pick<Metrics, "registry" | "handler" | "httpMiddleware">;
   isReady: () => boolean;
   logger: Logger;
 }
@@ -54,9 +54,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     if (isReady()) res.json({ status: "ready" });
     else res.status(503).json({ error: { code: "unavailable", message: "not ready" } });
   });
-  app.get("/metrics", async (_req, res) => {
-    res.set("Content-Type", metrics.registry.contentType).send(await metrics.text());
-  });
+  app.get("/metrics", metrics.handler);
 
   registerRoutes(app, services, authenticate);
 

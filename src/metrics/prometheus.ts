@@ -15,6 +15,8 @@ export interface Metrics {
   registry: Registry;
   /** The whole /metrics body (Prometheus text format). */
   text(): Promise<string>;
+  /** GET /metrics: the registry's series, then the cached per-metric block, without copying it. */
+  handler: RequestHandler;
   observeScan(trigger: string, outcome: "succeeded" | "failed", durationSeconds: number, finishedAt?: Date): void;
   /** Replaces the whole set: metrics no longer passed (removed from the catalogue) disappear. */
   setStatuses(statuses: readonly StatusSample[]): void;
@@ -34,7 +36,7 @@ export function createMetrics(): Metrics {
   collectDefaultMetrics({ register: registry });
 
   // Built once per change of the statuses (see status-series.ts), not per scrape.
-  let statusText = statusSeriesText([]);
+  let statusText = Buffer.from(statusSeriesText([]), "utf8");
   const scans = new Counter({
     name: "metric_reliability_scans_total",
     help: "Finished reliability scans by trigger and outcome.",
@@ -94,10 +96,16 @@ export function createMetrics(): Metrics {
       if (outcome === "succeeded") lastSuccess.set((finishedAt ?? new Date()).getTime() / 1000);
     },
     setStatuses(statuses) {
-      statusText = statusSeriesText(statuses);
+      statusText = Buffer.from(statusSeriesText(statuses), "utf8");
     },
     async text() {
-      return `${await registry.metrics()}\n${statusText}`;
+      return `${await registry.metrics()}\n${statusText.toString("utf8")}`;
+    },
+    handler: async (_req, res) => {
+      const head = await registry.metrics();
+      res.type(registry.contentType);
+      res.write(`${head}\n`);
+      res.end(statusText);
     },
     setTestCounts(counts) {
       tests.set({ status: "passing" }, counts.passing);

@@ -2,6 +2,7 @@
 // schema (system.columns) -> plan -> one query per table (per filter for a table whose folded
 // query ClickHouse refused) -> observe each distinct check -> judge and derive per metric.
 // Only what truly cannot be evaluated becomes a finding; an outage fails the whole scan.
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import pLimit from "p-limit";
 import { countTests, deriveStatuses } from "../derive/derive.js";
 import type { MetricStatus, TestCounts } from "../derive/types.js";
@@ -9,9 +10,9 @@ import { createObserver, judgeAll, observeInto } from "../evaluate/evaluate.js";
 import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { planScan, unfoldQuery } from "../plan/plan-scan.js";
+import { byScannedTable, mergePlans, planScan, unfoldQuery } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
-import type { TableQuery, WarehouseSchema } from "../plan/types.js";
+import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
@@ -72,8 +73,18 @@ async function runQuery(query: TableQuery, warehouses: ReadonlyMap<string, Wareh
   }
 }
 
+/** planScan, one table at a time with a yield between: the same plan, without a long stall. */
+async function planInSlices(tests: readonly InferredTest[], schema: WarehouseSchema, maxQuerySize: number): Promise<ScanPlan> {
+  const plans: ScanPlan[] = [];
+  for (const group of byScannedTable(tests)) {
+    plans.push(planScan(group, schema, { maxQuerySize }));
+    await yieldToLoop();
+  }
+  return mergePlans(plans);
+}
+
 /** Runs the plan's queries; a refused folded query is re-run as one query per filter. */
-async function runPlan(plan: ReturnType<typeof planScan>, schema: WarehouseSchema, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions) {
+async function runPlan(plan: ScanPlan, schema: WarehouseSchema, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions) {
   // The first outage stops the queries still waiting: the scan fails anyway.
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
@@ -115,7 +126,7 @@ export async function executeScan(snapshot: CatalogSnapshot, warehouses: Readonl
     // An unconfigured datasource leaves its tables out of the schema, so its tests report "table missing".
     schema[datasource] = warehouse ? await readSchema(warehouse, snapshot.tests.filter((t) => t.datasource === datasource), options) : {};
   }
-  const { plan, outcomes } = await runPlan(planScan(snapshot.tests, schema, { maxQuerySize: options.maxQuerySize }), schema, warehouses, options);
+  const { plan, outcomes } = await runPlan(await planInSlices(snapshot.tests, schema, options.maxQuerySize), schema, warehouses, options);
   if (options.signal.aborted) throw new Error("scan cancelled");
   const warehouseSeconds = (performance.now() - warehouseStarted) / 1000;
 
