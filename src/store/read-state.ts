@@ -43,23 +43,27 @@ export async function readObservations(db: Prisma.TransactionClient): Promise<Ma
   }
 }
 
-/** The newest `limit` periods of every metric. */
-export async function readHistory(db: Prisma.TransactionClient, limit: number): Promise<Map<string, StatusPeriod[]>> {
+/** The newest `limit` periods of each of `metrics`, a page of metrics per query. */
+export async function readHistory(db: Prisma.TransactionClient, metrics: readonly string[], limit: number): Promise<Map<string, StatusPeriod[]>> {
   const history = new Map<string, StatusPeriod[]>();
   if (limit <= 0) return history;
-  const rows = await db.$queryRawUnsafe<{ metric: string; status: string; from: Date; to: Date | null }[]>(
-    `SELECT "metric", "status", "from", "to" FROM (
-       SELECT "metric", "status", "valid_from" AS "from", "valid_to" AS "to",
-              row_number() OVER (PARTITION BY "metric" ORDER BY "valid_from" DESC, "id" DESC) AS "n"
-         FROM "status_changes") p
-      WHERE "n" <= $1 ORDER BY "metric", "n"`,
-    limit,
-  );
-  for (const row of rows) {
-    const periods = history.get(row.metric);
-    const period = toStatusPeriod(row);
-    if (periods) periods.push(period);
-    else history.set(row.metric, [period]);
+  for (let start = 0; start < metrics.length; start += PAGE) {
+    if (start > 0) await yieldToLoop();
+    const rows = await db.$queryRawUnsafe<{ metric: string; status: string; from: Date; to: Date | null }[]>(
+      `SELECT "metric", "status", "from", "to" FROM (
+         SELECT "metric", "status", "valid_from" AS "from", "valid_to" AS "to",
+                row_number() OVER (PARTITION BY "metric" ORDER BY "valid_from" DESC, "id" DESC) AS "n"
+           FROM "status_changes" WHERE "metric" = ANY($1::text[])) p
+        WHERE "n" <= $2 ORDER BY "metric", "n"`,
+      metrics.slice(start, start + PAGE),
+      limit,
+    );
+    for (const row of rows) {
+      const periods = history.get(row.metric);
+      const period = toStatusPeriod(row);
+      if (periods) periods.push(period);
+      else history.set(row.metric, [period]);
+    }
   }
   return history;
 }
@@ -68,6 +72,7 @@ export async function readStateIn(db: Prisma.TransactionClient, historyLimit: nu
   const scan = await newestSucceededScanRow(db);
   const statuses = await readStatuses(db);
   const observations = await readObservations(db);
-  const history = await readHistory(db, historyLimit);
+  // Periods exist only for metrics with a status (both are written together).
+  const history = await readHistory(db, statuses.map((s) => s.metric_name), historyLimit);
   return { scan: scan ? toScanRecord(scan) : null, statuses, observations, history };
 }
