@@ -26,9 +26,13 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Config, logger: Logger): Promise<Daemon> {
-  const snapshot = await loadCatalogSnapshot(config.METRICS_DIR);
+  const snapshot = await loadCatalogSnapshot(config.METRICS_DIR, new Date(), { metricflowDatabase: config.METRICFLOW_DATABASE });
   for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
-  logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length }, "catalogue compiled");
+  for (const warning of snapshot.warnings) logger.warn({ file: warning.file }, warning.message);
+  logger.info(
+    { metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length, warnings: snapshot.warnings.length },
+    "catalogue compiled",
+  );
 
   const apiKeys = [...config.API_KEYS];
   if (apiKeys.length === 0 && config.API_READONLY_KEYS.length === 0) {

@@ -1,4 +1,4 @@
-import type { CatalogError } from "../catalog/types.js";
+import type { CatalogError, CatalogWarning } from "../catalog/types.js";
 import type { MetricIR } from "../compile/ir.js";
 import type { InferredTest } from "../infer/types.js";
 
@@ -8,5 +8,7 @@ export interface CatalogSnapshot {
   /** every inferred test, one per (metric, check); not deduplicated */
   tests: InferredTest[];
   errors: CatalogError[];
+  /** files skipped as none of the known forms, dbt tests not run: logged and served, never fatal */
+  warnings: CatalogWarning[];
   compiled_at: Date;
 }

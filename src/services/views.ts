@@ -41,6 +41,8 @@ export interface CompilerStatusView {
   count: number;
   compiled_at: string;
   errors: { metric: string | null; file: string; message: string }[];
+  /** files skipped as none of the known forms, declared tests that are not run */
+  warnings: { file: string; message: string }[];
 }
 
 export interface StatusEntryView {

@@ -47,9 +47,10 @@ describe("parseCatalog", () => {
       tolerances: { measure_non_negative: 0.05 },
       file: "metrics/shop.yaml",
     });
-    expect(gross.measures[0]).toEqual({ alias: "revenue", function: "Sum", column: "amount", non_negative: true });
-    expect(gross.joins[0]).toEqual({ table: "shop.customers", type: "left", column: "customer_id", references: "id", relationship: "many_to_one" });
-    expect(gross.dimensions[1]).toEqual({ name: "segment", column: "segment", table: "shop.customers" });
+    expect(gross.measures[0]).toEqual({ alias: "revenue", function: "Sum", column: "amount", expr: null, non_negative: true });
+    expect(gross.joins[0]).toEqual({ table: "shop.customers", type: "left", from: "shop.orders", column: "customer_id", references: "id", relationship: "many_to_one" });
+    expect(gross.dimensions[1]).toEqual({ name: "segment", column: "segment", expr: null, table: "shop.customers" });
+    expect(gross.source).toEqual({ format: "ours", file: "metrics/shop.yaml" });
     expect(catalog.metrics[1]).toMatchObject({ measures: [{ alias: "orders", function: "Count", column: null }] });
     expect(catalog.metrics[2]).toMatchObject({ kind: "derived", inputs: ["gross_revenue", "order_count"], expression: "gross_revenue / order_count" });
   });
@@ -76,7 +77,7 @@ describe("parseCatalog", () => {
     const { errors, metrics } = metric("table: shop.orders\nmeasures:\n  - { alias: r, function: Summ, column: amount }");
     expect(metrics).toEqual([]);
     expect(errors).toEqual([
-      { metric: "m", file: "metrics/shop.yaml", message: 'metrics/shop.yaml: metric "m": measures[0].function: expected one of Sum|Count|CountDistinct|Avg|Min|Max' },
+      { metric: "m", file: "metrics/shop.yaml", message: 'metrics/shop.yaml: metric "m": measures[0].function: expected one of Sum|Count|CountDistinct|Avg|Min|Max|Median|Percentile|SumBoolean' },
     ]);
   });
 
@@ -106,7 +107,7 @@ describe("parseCatalog", () => {
 
   it("checks fields against each other", () => {
     const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum }")).toEqual(["measures[0].column: required for Sum"]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum }")).toEqual(["measures[0].column: required for Sum (or expr)"]);
     expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Count, non_negative: true }")).toEqual(["measures[0].non_negative: only allowed for Sum|Avg|Min|Max"]);
     expect(messages(`${BASE}\nfreshness: 6h`)).toEqual(["freshness: needs a timestamp column"]);
     expect(messages(`${BASE}\ndimensions:\n  - { name: s, column: s, table: shop.other }`)[0]).toMatch(/^dimensions\[0\]\.table: shop\.other is neither the base table nor a joined table/);
