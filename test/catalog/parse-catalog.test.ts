@@ -105,6 +105,42 @@ describe("parseCatalog", () => {
     expect(metric("table: shop.orders\nmeasures: []").errors[0]!.message).toContain("measures: a structured metric needs at least one measure");
   });
 
+  it("reads expr, primary_key, multi-hop joins, percentile/median and accepted_values", () => {
+    const { errors, metrics } = metric(`table: shop.orders
+primary_key: id
+measures:
+  - { alias: net, function: Sum, expr: "amount - discount" }
+  - { alias: p95, function: Percentile, column: amount, percentile: 0.95 }
+  - { alias: mid, function: Median, column: amount }
+dimensions:
+  - { name: big, expr: "amount > 100" }
+  - { name: region, column: name, table: geo.regions, accepted_values: [north, south] }
+joins:
+  - { table: shop.customers, on: { column: customer_id, references: id } }
+  - { table: geo.regions, from: shop.customers, on: { column: region_id, references: id } }`);
+    expect(errors).toEqual([]);
+    const m = metrics[0] as StructuredMetricDefinition;
+    expect(m.primary_key).toBe("id");
+    expect(m.measures.map((x) => [x.function, x.column, x.expr, x.percentile ?? null])).toEqual([
+      ["Sum", null, "amount - discount", null],
+      ["Percentile", "amount", null, 0.95],
+      ["Median", "amount", null, null],
+    ]);
+    expect(m.dimensions[0]).toEqual({ name: "big", column: null, expr: "amount > 100" });
+    expect(m.dimensions[1]).toMatchObject({ table: "geo.regions", accepted_values: ["north", "south"] });
+    expect(m.joins[1]).toMatchObject({ table: "geo.regions", from: "shop.customers", column: "region_id" });
+  });
+
+  it("rejects a hop from a table not joined before, an expr beside a column, a Percentile without percentile", () => {
+    const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Percentile, column: a }")).toEqual(["measures[0].percentile: required for Percentile"]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, column: a, expr: 'a * 2' }")).toEqual(["measures[0].expr: give either column or expr, not both"]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, expr: 'a; drop' }")).toEqual(["measures[0].expr: must not contain ';'"]);
+    expect(messages("table: shop.orders\nmeasures: [{ alias: r, function: Count }]\njoins:\n  - { table: geo.regions, from: shop.customers, on: { column: region_id, references: id } }")).toEqual([
+      "joins[0].from: shop.customers is neither the base table nor joined before this join",
+    ]);
+  });
+
   it("checks fields against each other", () => {
     const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
     expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum }")).toEqual(["measures[0].column: required for Sum (or expr)"]);
