@@ -7,6 +7,7 @@ import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
+import { checkCatalogSql } from "./scan/check-sql.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
 import { createCompilerService } from "./services/compiler-service.js";
@@ -45,6 +46,14 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   }
 
   const warehouses = await createWarehouses(config, logger);
+  // Filters and expressions ClickHouse cannot parse are found now where the warehouse is up
+  // (else by the first scan): their metrics stay unknown and /v1/compiler/ir says why.
+  await checkCatalogSql(snapshot, warehouses, { queryIdPrefix: "catalog-load", maxQuerySize: config.MAX_QUERY_SIZE }).then(
+    (errors) => {
+      for (const error of errors.values()) logger.warn({ file: error.file, metric: error.metric }, error.message);
+    },
+    (error: unknown) => logger.warn({ err: error }, "could not check the catalogue's SQL against the warehouse; the first scan will"),
+  );
   const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
   // Scans whose process died (no heartbeat for a while) are aborted here and on every refresh
   // tick; a scan another live replica runs keeps beating and is left alone.

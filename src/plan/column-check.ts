@@ -33,6 +33,11 @@ export function skipReason(test: InferredTest, schema: WarehouseSchema): string 
       // Max(String) is a valid measure, but `< 0` on a string is a type error.
       if (!typed.some(({ type }) => isNumberType(type))) return `not applicable: ${describe(typed)}, not a number`;
       return null;
+    case "filter_column_not_null":
+      // A column that cannot hold NULL needs no query: and this unfiltered check would otherwise
+      // force a filtered table's query to fold its filter into every aggregate.
+      if (!typed.some(({ type }) => /^(LowCardinality\()?Nullable\(/.test(type.trim()))) return `not applicable: ${describe(typed)}, never NULL`;
+      return null;
     case "timestamp_not_future":
     case "freshness":
       // toDateTime() of a String throws on the first unparsable value: not a reliable timestamp.

@@ -4,6 +4,7 @@
 import pLimit from "p-limit";
 import { deriveStatuses } from "../derive/derive.js";
 import type { MetricStatus } from "../derive/types.js";
+import { mergeBlocked } from "../evaluate/blocked.js";
 import { evaluate } from "../evaluate/evaluate.js";
 import type { QueryOutcome, TestResult } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
@@ -13,6 +14,7 @@ import type { TableQuery, WarehouseSchema } from "../plan/types.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
 
 export interface ExecuteOptions {
   scanId: string;
@@ -78,7 +80,18 @@ export async function executeScan(
     schema[datasource] = warehouse ? await readSchema(warehouse, snapshot.tests.filter((t) => t.datasource === datasource), options) : {};
   }
 
-  let plan = planScan(snapshot.tests, schema, { maxQuerySize: options.maxQuerySize });
+  // A metric whose filter or expression ClickHouse cannot parse is kept out of the queries
+  // (it would fail its table's query) and reported as not evaluated, hence `unknown`.
+  let sqlErrors;
+  try {
+    sqlErrors = await checkCatalogSql(snapshot, warehouses, { queryIdPrefix: options.scanId, signal: options.signal, maxQuerySize: options.maxQuerySize });
+  } catch (error) {
+    throw new WarehouseUnavailableError(`warehouse unavailable while checking the catalogue's SQL: ${(error as Error).message}`, { cause: error });
+  }
+  const blocked = blockedMetrics(snapshot, sqlErrors);
+  const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
+
+  let plan = planScan(tests, schema, { maxQuerySize: options.maxQuerySize });
   const limit = pLimit(options.concurrency);
   const run = (queries: TableQuery[]) => Promise.all(queries.map((query) => limit(() => runQuery(query, warehouses, options))));
   const outcomes = new Map<string, QueryOutcome>();
@@ -101,7 +114,7 @@ export async function executeScan(
   }
   if (options.signal.aborted) throw new Error("scan cancelled");
 
-  const results = evaluate(snapshot.tests, plan, [...outcomes.values()], schema);
+  const results = mergeBlocked(snapshot.tests, evaluate(tests, plan, [...outcomes.values()], schema), blocked);
   const statuses = deriveStatuses(
     snapshot.metrics.map((m) => m.name),
     results,

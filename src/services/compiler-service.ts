@@ -12,7 +12,7 @@ export function compilerStatusView(snapshot: CatalogSnapshot): CompilerStatusVie
     metrics: snapshot.metrics,
     count: snapshot.metrics.length,
     compiled_at: iso(snapshot.compiled_at),
-    errors: snapshot.errors.map((e) => ({ metric: e.metric, file: e.file, message: e.message })),
+    errors: [...snapshot.errors, ...(snapshot.sql_errors?.values() ?? [])].map((e) => ({ metric: e.metric, file: e.file, message: e.message })),
     warnings: snapshot.warnings.map((w) => ({ file: w.file, message: w.message })),
   };
 }

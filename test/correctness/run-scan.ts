@@ -59,9 +59,14 @@ export async function dropFixture(handle: WarehouseHandle | undefined, db: strin
   await handle.close();
 }
 
-/** Table queries only (the schema read from system.columns is the scan's first query). */
+/** The probes asking whether the catalogue's filters and expressions parse (ids `<scan>-sql<n>`). */
+export function sqlChecks(sent: SentQuery[]): SentQuery[] {
+  return sent.filter((q) => /-sql\d+$/.test(q.options.queryId));
+}
+
+/** Table queries only (the schema read from system.columns is the scan's first query, then the SQL checks). */
 export function tableQueries(sent: SentQuery[]): SentQuery[] {
-  return sent.filter((q) => !q.sql.includes("FROM system.columns"));
+  return sent.filter((q) => !q.sql.includes("FROM system.columns") && !/-sql\d+$/.test(q.options.queryId));
 }
 
 /** "`db`.`orders`" and the WHERE text of a planned table query. */
