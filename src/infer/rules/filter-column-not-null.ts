@@ -6,10 +6,20 @@ import { quoteIdentifier } from "../../sql/identifiers.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
 
+/** The filter itself says what NULL means there (`x IS NOT NULL`, `ifNull(x, 0) > 1`): no finding. */
+export function handlesNull(filter: string, column: string): boolean {
+  const name = `\`?${column}\`?`;
+  return (
+    new RegExp(`(^|[^A-Za-z0-9_])${name}\\s+IS\\s+(NOT\\s+)?NULL\\b`, "i").test(filter) ||
+    new RegExp(`\\b(isNull|isNotNull|ifNull|coalesce|assumeNotNull|nullIf)\\s*\\(\\s*${name}\\b`, "i").test(filter)
+  );
+}
+
 export function filterColumnNotNull(ir: MetricIR): InferredTest[] {
   const table = ir.table;
-  if (table === null || ir.filter === null) return [];
-  return ir.filter_columns.map((column) =>
+  const filter = ir.filter;
+  if (table === null || filter === null) return [];
+  return ir.filter_columns.filter((column) => !handlesNull(filter, column)).map((column) =>
     makeTest(ir, {
       rule: "filter_column_not_null",
       name: `filter column ${column} is never NULL`,
