@@ -29,7 +29,6 @@ function findings(snapshot: CatalogSnapshot, results: TestResult[], db: string):
 }
 
 const NOT_NULL_LISTING = "listing_id IS NOT NULL";
-const missingListing = (db: string) => `not evaluated: column missing: ${db}.fct_bookings.listing_id`;
 
 /** Every planted defect, counted; nothing else. */
 function expected(db: string): Finding[] {
