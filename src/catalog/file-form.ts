@@ -9,6 +9,13 @@ export const DBT_KEYS = new Set([
   "models", "sources", "seeds", "snapshots", "macros", "exposures", "analyses", "groups", "unit_tests", "data_tests", "exports",
 ]);
 
+/** dbt's own project files: known, and nothing in them defines a metric or a test. */
+const DBT_PROJECT_FILES = new Set(["dbt_project.yml", "packages.yml", "dependencies.yml", "selectors.yml", "profiles.yml", "package-lock.yml"]);
+
+export function isDbtProjectFile(file: string): boolean {
+  return DBT_PROJECT_FILES.has(file.slice(file.lastIndexOf("/") + 1));
+}
+
 export type FileForm = "ours" | "metricflow" | "unknown";
 
 const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);

@@ -3,7 +3,7 @@
 // of our own format and dbt MetricFlow files may sit side by side; both yield the same
 // definitions.
 import { checkDerivedInputs } from "./derived-inputs.js";
-import { fileForm } from "./file-form.js";
+import { fileForm, isDbtProjectFile } from "./file-form.js";
 import { readMetricFlowProject, type MetricFlowDocument } from "./metricflow/read-project.js";
 import { toDefinition } from "./to-definition.js";
 import type { Catalog, CatalogError, CatalogFile, CatalogWarning, DeclaredTest, MetricDefinition } from "./types.js";
@@ -52,6 +52,7 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
 
   // Sorted by file name so that "the second duplicate" and the output order are stable.
   for (const file of [...files].sort(compareFiles)) {
+    if (isDbtProjectFile(file.file)) continue; // dbt_project.yml, packages.yml...: read by name, nothing for us
     const parsed = parseYamlDocuments(file);
     if ("error" in parsed) {
       errors.push(parsed.error);

@@ -7,13 +7,16 @@ describe("catalogue file forms", () => {
   it("warns about a YAML file of no known form, never fails on it, and loads the rest", () => {
     const catalog = parseCatalog([
       { file: "metrics/dbt_project.yml", content: "name: shop\nversion: '1.0'\nprofile: shop\n" },
+      { file: "metrics/nested/packages.yml", content: "packages:\n  - package: dbt-labs/dbt_utils\n" },
       { file: "metrics/values.yaml", content: "replicas: 2\n" },
+      { file: "metrics/helm/other.yml", content: "image: x\n" },
       { file: "metrics/ours.yaml", content: OURS },
     ]);
     expect(catalog.errors).toEqual([]);
     expect(catalog.metrics.map((m) => m.name)).toEqual(["revenue"]);
+    // dbt's own project files are known by name and carry nothing for us: no warning.
     expect(catalog.warnings).toEqual([
-      { file: "metrics/dbt_project.yml", message: expect.stringMatching(/^metrics\/dbt_project\.yml: skipped: neither a metrics: list nor a dbt\/MetricFlow file/) },
+      { file: "metrics/helm/other.yml", message: expect.stringMatching(/^metrics\/helm\/other\.yml: skipped: neither a metrics: list nor a dbt\/MetricFlow file/) },
       { file: "metrics/values.yaml", message: expect.stringMatching(/^metrics\/values\.yaml: skipped: /) },
     ]);
   });

@@ -138,8 +138,11 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     source: { format: "metricflow", file: input.file },
     metricflow: {
       semantic_model: model.name,
+      ...(model.primary_entity === null ? {} : { primary_entity: model.primary_entity }),
       ...(input.filters.length > 0 ? { filter: input.filters } : {}),
       agg_time_dimension: aggTime,
+      dimensions: model.dimensions.map((d) => ({ name: d.name, type: d.type, ...(d.granularity === null ? {} : { time_granularity: d.granularity }) })),
+      entities: model.entities.map((e) => ({ name: e.name, type: e.type, ...(e.column !== null ? { column: e.column } : { expr: e.expr }) })),
       measures: found.map(({ measure }) => ({
         name: measure.name,
         agg: measure.agg,
