@@ -47,8 +47,9 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
 
   const warehouses = await createWarehouses(config, logger);
   // Filters and expressions ClickHouse cannot parse are found now where the warehouse is up
-  // (else by the first scan): their metrics stay unknown and /v1/compiler/ir says why.
-  await checkCatalogSql(snapshot, warehouses, { queryIdPrefix: "catalog-load", maxQuerySize: config.MAX_QUERY_SIZE }).then(
+  // (else by the first scan): their metrics stay unknown and /v1/compiler/ir says why. In the
+  // background: a slow warehouse must not hold up the start.
+  void checkCatalogSql(snapshot, warehouses, { queryIdPrefix: "catalog-load", maxQuerySize: config.MAX_QUERY_SIZE }).then(
     (errors) => {
       for (const error of errors.values()) logger.warn({ file: error.file, metric: error.metric }, error.message);
     },
