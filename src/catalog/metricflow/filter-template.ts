@@ -47,7 +47,28 @@ export interface TemplateCall {
   methods: [string, string | null][];
 }
 
-const CALL = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(([\s\S]*)\)\s*((?:\.\s*[A-Za-z_]+\s*\([^)]*\)\s*)*)$/;
+/** `Name(args).method(arg)...` -> its parts, the argument list found by matching parentheses. */
+function parseCall(text: string): { kind: string; args: string; rest: string } | null {
+  const head = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\(/.exec(text);
+  if (!head) return null;
+  let depth = 1;
+  let quote: string | null = null;
+  for (let i = head[0].length; i < text.length; i += 1) {
+    const char = text[i]!;
+    if (quote !== null) {
+      if (char === quote) quote = null;
+    } else if (char === "'" || char === '"') quote = char;
+    else if (char === "(" || char === "[") depth += 1;
+    else if (char === ")" || char === "]") {
+      depth -= 1;
+      if (depth === 0) {
+        const rest = text.slice(i + 1);
+        return /^(\s*\.\s*[A-Za-z_]+\s*\([^)]*\))*\s*$/.test(rest) ? { kind: head[1]!, args: text.slice(head[0].length, i), rest } : null;
+      }
+    }
+  }
+  return null;
+}
 
 function splitArgs(text: string): string[] {
   const args: string[] = [];
@@ -94,11 +115,11 @@ export function templateCalls(template: string): { calls: TemplateCall[] } | { p
   if (/\{%|\{#/.test(template)) return { problem: "Jinja statements or comments ({% %}, {# #}) in a filter" };
   const calls: TemplateCall[] = [];
   for (const match of template.matchAll(/\{\{([\s\S]*?)\}\}/g)) {
-    const call = CALL.exec(match[1]!);
+    const call = parseCall(match[1]!);
     if (!call) return { problem: `Jinja expression ${match[0].trim()}` };
     const positional: string[] = [];
     const keywords: Record<string, string[]> = {};
-    for (const arg of splitArgs(call[2]!)) {
+    for (const arg of splitArgs(call.args)) {
       const keyword = /^([A-Za-z_][A-Za-z0-9_]*)\s*=\s*([\s\S]*)$/.exec(arg);
       if (keyword) {
         const list = values(keyword[2]!);
@@ -111,8 +132,8 @@ export function templateCalls(template: string): { calls: TemplateCall[] } | { p
       }
     }
     const methods: [string, string | null][] = [];
-    for (const method of (call[3] ?? "").matchAll(/\.\s*([A-Za-z_]+)\s*\(([^)]*)\)/g)) methods.push([method[1]!, unquote(method[2]!.trim())]);
-    calls.push({ text: match[0], kind: call[1]!, positional, keywords, methods });
+    for (const method of call.rest.matchAll(/\.\s*([A-Za-z_]+)\s*\(([^)]*)\)/g)) methods.push([method[1]!, unquote(method[2]!.trim())]);
+    calls.push({ text: match[0], kind: call.kind, positional, keywords, methods });
   }
   return { calls };
 }

@@ -110,7 +110,7 @@ export function renderFilter(template: string, context: RenderContext): RenderRe
       }
       hops = resolved.hops;
       if (resolved.dimension && resolved.hops.length > 0) dimensions.push({ hops: resolved.hops, dimension: resolved.dimension });
-      sql = sql.replace(call.text, resolved.sql);
+      sql = sql.replace(call.text, () => resolved.sql); // a function: no `$&`-style patterns in the SQL
     }
     if (sql.includes("{{") || sql.includes("}}")) return { ok: false, problem: `Jinja in filter ${JSON.stringify(conjunct)}`, unsupported: true };
     if (hops !== null && hops.length > 0) {
