@@ -80,7 +80,7 @@ export function readDbtTests(document: Record<string, unknown>, file: string, da
     return source === null ? null : `${source[0]}.${source[1]}`;
   };
   for (const model of Array.isArray(document.models) ? document.models : []) {
-    if (!isMapping(model) || typeof model.name !== "string") continue;
+    if (!isMapping(model) || typeof model.name !== "string" || configOf(model).enabled === false) continue;
     const alias = typeof configOf(model).alias === "string" ? (configOf(model).alias as string) : model.name;
     const table = `${database}.${alias}`;
     if (isQualifiedTable(table)) readColumns(table, model, file, resolveTable, out);

@@ -33,14 +33,17 @@ interface Located<T> {
   value: T;
 }
 
+/** dbt's `config: { enabled: false }` switches a resource off: it is not read. */
+const disabled = (value: unknown): boolean => isMapping(value) && isMapping(value.config) && value.config.enabled === false;
+
 /** `semantic_models: [...]` (dbt model files) and `semantic_model: {...}` (one per document). */
 function collect(documents: readonly MetricFlowDocument[], list: string, single: string): Located<unknown>[] {
   const out: Located<unknown>[] = [];
   for (const { file, document } of documents) {
     if (!isMapping(document)) continue;
     const many = document[list];
-    if (Array.isArray(many)) for (const value of many) out.push({ file, value });
-    if (document[single] !== undefined) out.push({ file, value: document[single] });
+    if (Array.isArray(many)) for (const value of many) if (!disabled(value)) out.push({ file, value });
+    if (document[single] !== undefined && !disabled(document[single])) out.push({ file, value: document[single] });
   }
   return out;
 }

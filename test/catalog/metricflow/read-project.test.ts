@@ -90,6 +90,10 @@ metrics:
     type: conversion
     type_params:
       conversion_type_params: { base_measure: order_count, conversion_measure: large_orders, entity: customer, window: 7 days }
+  - name: switched_off
+    type: simple
+    type_params: { measure: nope }
+    config: { enabled: false }
   - name: per_customer_orders
     type: simple
     type_params: { measure: order_count }
