@@ -29,8 +29,10 @@ function statusOf(results: TestResult[]): ReliabilityStatus {
   if (results.some((r) => r.status === "failing" && r.severity === "HIGH")) return "unreliable";
   // Not one data test could be evaluated (an unparsable filter, a filter that throws, an
   // unreachable datasource): nothing vouches for the metric, so it is not safe to use.
+  // A check that does not apply ("not applicable: id is UInt32, never NULL") vouches for nothing either.
   const data = results.filter((r) => !SCHEMA_RULES.has(r.rule));
-  if (data.length > 0 ? data.every(notEvaluated) : results.every(notEvaluated)) return "unknown";
+  const vouches = (r: TestResult) => !notEvaluated(r) && !r.message.startsWith("not applicable");
+  if (data.length > 0 ? !data.some(vouches) : results.every(notEvaluated)) return "unknown";
   if (results.some((r) => r.status !== "passing")) return "degraded";
   return "healthy";
 }

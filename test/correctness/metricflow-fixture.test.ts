@@ -67,6 +67,21 @@ function expected(db: string): Finding[] {
     ["timestamp_not_future", "ds <= now() + 300"],
   ];
   for (const [rule, check] of underMissingFilter) list.push([rule, "fct_bookings", NOT_NULL_LISTING, check, "warning", 0, 0]);
+  // ever_active_listings' Metric() filter reads fct_bookings.listing_id too: its listings query
+  // is refused, so its tests could not run (the metric is unknown), while the other listings
+  // filters' tests were judged.
+  const everActive = `toString(listing_id) IN (SELECT toString(listing_id) FROM \`${db}\`.\`fct_bookings\` GROUP BY listing_id HAVING sum((1)) > 2)`;
+  const listingsChecks: [string, string][] = [
+    ["table_not_empty", "count() > 0"],
+    ["primary_key_unique", `listing_id is unique in ${db}.dim_listings_latest`],
+    ["primary_key_not_null", "listing_id IS NOT NULL"],
+    ["dimension_not_null", "created_at IS NOT NULL AND created_at != ''"],
+    ["dimension_not_null", "country IS NOT NULL AND country != ''"],
+    ["dimension_not_null", "is_lux IS NOT NULL AND is_lux != ''"],
+    ["dimension_not_null", "capacity IS NOT NULL AND capacity != ''"],
+    ["timestamp_not_future", "created_at <= now() + 300"],
+  ];
+  for (const [rule, check] of listingsChecks) list.push([rule, "dim_listings_latest", everActive, check, "warning", 0, 0]);
   return list.sort((a, b) => (a.join("|") < b.join("|") ? -1 : 1));
 }
 
@@ -96,15 +111,15 @@ describe.each(engines)("$name: the MetricFlow reference project", (engine) => {
     await handle.close();
   });
 
-  it("compiles with the two named unsupported metrics, and infers tests for the rest", () => {
-    expect(cleanSnapshot.errors.map((e) => e.metric)).toEqual(["ever_active_listings", "active_listings"]);
+  it("compiles with the one named unsupported metric, and infers tests for the rest", () => {
+    expect(cleanSnapshot.errors.map((e) => e.metric)).toEqual(["active_listings"]);
     expect(cleanSnapshot.tests.length).toBeGreaterThan(400);
   });
 
   it("clean tables: not one failing or warning test, every metric healthy", () => {
     expect(findings(cleanSnapshot, cleanRun.results, clean)).toEqual([]);
     expect(cleanRun.statuses.filter((s) => s.status !== "healthy")).toEqual([]);
-    expect(cleanRun.statuses).toHaveLength(57);
+    expect(cleanRun.statuses).toHaveLength(58);
   });
 
   it("planted defects: every rule reports exactly the planted rows, and nothing else fails", () => {
@@ -123,6 +138,7 @@ describe.each(engines)("$name: the MetricFlow reference project", (engine) => {
       revenue: "degraded", // a negative and a future-dated row: MEDIUM
       listings: "unreliable", // a duplicated primary key
       lux_listings: "unreliable",
+      ever_active_listings: "unknown", // its filter's subquery reads the dropped column
       views: "unreliable", // a dropped dimension column
       booking_fees: "unreliable", // derived from booking_value
       bookings_per_view: "unreliable",

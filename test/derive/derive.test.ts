@@ -40,7 +40,7 @@ describe("a metric nothing vouches for", () => {
   const notEvaluated = (metric: string, rule = "measure_not_null"): TestResult => ({ ...result(metric, "warning"), rule, message: "not evaluated: query q1 failed: timeout" });
   it("is unknown and unsafe when none of its data tests could be evaluated, even with its schema checks passing", () => {
     const statuses = deriveStatuses(
-      ["none", "schema_only", "some", "high_fail"],
+      ["none", "schema_only", "some", "high_fail", "only_not_applicable"],
       [
         notEvaluated("none"),
         notEvaluated("none", "table_not_empty"),
@@ -50,6 +50,8 @@ describe("a metric nothing vouches for", () => {
         result("some", "passing"),
         notEvaluated("high_fail"),
         { ...result("high_fail", "failing"), rule: "columns_exist" },
+        notEvaluated("only_not_applicable"),
+        { ...result("only_not_applicable", "passing"), message: "not applicable: id is UInt32, never NULL" },
       ],
     );
     expect(statuses.map((s) => [s.metric_name, s.status, s.safe_to_use])).toEqual([
@@ -58,6 +60,7 @@ describe("a metric nothing vouches for", () => {
       ["some", "degraded", true],
       // a failing HIGH check still says more than "unknown"
       ["high_fail", "unreliable", false],
+      ["only_not_applicable", "unknown", false],
     ]);
   });
 });

@@ -117,12 +117,15 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
       entries.push({ file: model.file, value: { name: measure.name, description: measure.description, type: "simple", type_params: { measure: measure.name }, create_metric: true } });
     }
   }
-  const metricMeasures = new Map<string, string>();
+  const metricMeasures = new Map<string, { measure: string; filters: string[] }>();
   for (const { value } of entries) {
     const params = isMapping(value.type_params) ? value.type_params : {};
     const measure = params.measure ?? (isMapping(params.cumulative_type_params) ? params.cumulative_type_params.measure : undefined);
     const measureName = typeof measure === "string" ? measure : isMapping(measure) && typeof measure.name === "string" ? measure.name : null;
-    if (typeof value.name === "string" && measureName !== null && (value.type === "simple" || value.type === "cumulative")) metricMeasures.set(value.name, measureName);
+    if (typeof value.name !== "string" || measureName === null || (value.type !== "simple" && value.type !== "cumulative")) continue;
+    // Its filters, for `{{ Metric(name) }}` elsewhere; a malformed one is reported with the metric itself.
+    const filters = [value.filter, isMapping(measure) ? measure.filter : undefined].flatMap((f) => (typeof f === "string" ? [f] : Array.isArray(f) ? f.filter((x): x is string => typeof x === "string") : []));
+    metricMeasures.set(value.name, { measure: measureName, filters });
   }
 
   const project: Project = { graph: buildJoinGraph(models), measures, brokenMeasures, metricMeasures };

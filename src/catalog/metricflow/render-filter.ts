@@ -8,13 +8,17 @@
 import { quoteTable } from "../../sql/identifiers.js";
 import { splitConjuncts, templateCalls, type TemplateCall } from "./filter-template.js";
 import { resolvePath, type JoinGraph } from "./join-graph.js";
-import type { Hop, MfDimension, SemanticModel, ValueRef } from "./types.js";
+import { metricCondition, type MetricSource } from "./metric-filter.js";
+import type { Hop, MfDimension, SemanticModel } from "./types.js";
+import { valueSql } from "./value-sql.js";
 
 export interface RenderContext {
   graph: JoinGraph;
   model: SemanticModel;
   /** name of the measure's agg time dimension (what `metric_time` means), or null */
   aggTimeDimension: string | null;
+  /** a simple/cumulative metric of the project, for `{{ Metric(...) }}`; null when there is none */
+  metric?: (name: string) => MetricSource | null;
 }
 
 /** A dimension of a joined model that the filter reads. */
@@ -38,7 +42,7 @@ const GRAIN_FUNCTIONS: Record<string, string> = {
   year: "toStartOfYear",
 };
 
-export const valueSql = (ref: ValueRef): string => (ref.column !== null ? ref.column : `(${ref.expr})`);
+export { valueSql };
 
 function withGrain(sql: string, grain: string | null): string | { problem: string } {
   if (grain === null) return sql;
@@ -56,7 +60,6 @@ function resolveCall(call: TemplateCall, context: RenderContext): Resolved {
   const unsupported = (what: string): Resolved => ({ problem: what, unsupported: true });
   for (const [method] of call.methods) if (method !== "grain") return unsupported(`.${method}() on ${call.kind}() in a filter`);
   const grainMethod = call.methods.find(([m]) => m === "grain")?.[1] ?? null;
-  if (call.kind === "Metric") return unsupported("Metric() in a filter (a metric computed per entity as a subquery)");
   if (call.kind !== "Dimension" && call.kind !== "TimeDimension" && call.kind !== "Entity") return unsupported(`${call.kind}() in a filter`);
   const name = call.positional[0];
   if (name === undefined) return { problem: `${call.kind}() without a name`, unsupported: false };
@@ -100,6 +103,16 @@ export function renderFilter(template: string, context: RenderContext): RenderRe
   for (const conjunct of conjuncts) {
     const parsed = templateCalls(conjunct);
     if ("problem" in parsed) return { ok: false, problem: parsed.problem, unsupported: true };
+    const metricCall = parsed.calls.find((c) => c.kind === "Metric");
+    if (metricCall) {
+      if (parsed.calls.length > 1) return { ok: false, problem: `Metric() beside other calls in one condition (${conjunct}); split it with AND`, unsupported: true };
+      if (metricCall.methods.length > 0) return { ok: false, problem: `.${metricCall.methods[0]![0]}() on Metric() in a filter`, unsupported: true };
+      const source = context.metric?.(metricCall.positional[0] ?? "") ?? null;
+      const result = metricCondition(conjunct, metricCall, context.model, source);
+      if ("problem" in result) return { ok: false, problem: result.problem, unsupported: result.unsupported };
+      rendered.push(result.sql);
+      continue;
+    }
     let sql = conjunct;
     let hops: Hop[] | null = null;
     for (const call of parsed.calls) {

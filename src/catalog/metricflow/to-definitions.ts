@@ -6,6 +6,7 @@ import { filterProblem } from "../filter-check.js";
 import { METRIC_NAME } from "../metric-schema.js";
 import type { DerivedMetricDefinition, DimensionDefinition, JoinDefinition, MeasureDefinition, MeasureFunction, StructuredMetricDefinition } from "../types.js";
 import { defaultHops, type JoinGraph } from "./join-graph.js";
+import type { MetricSource } from "./metric-filter.js";
 import { renderFilter } from "./render-filter.js";
 import type { Hop, MfMeasure, SemanticModel } from "./types.js";
 
@@ -38,7 +39,8 @@ export interface Project {
   /** names of semantic models that failed to read: their measures are "invalid", not "unknown" */
   brokenMeasures: ReadonlySet<string>;
   /** simple/cumulative metric name -> its measure (to render filters of ratio/derived inputs) */
-  metricMeasures: ReadonlyMap<string, string>;
+  /** simple/cumulative metric name -> its measure and filter templates */
+  metricMeasures: ReadonlyMap<string, { measure: string; filters: string[] }>;
 }
 
 /** `filter:` is a string or a list of strings (ANDed). */
@@ -67,13 +69,31 @@ function joinOf(hop: Hop): JoinDefinition {
   return { table: hop.to.table, type: "left", from: hop.from.table, column: hop.from_column, references: hop.to_column, relationship: hop.relationship };
 }
 
-/** Renders the filters against the model; combined with AND. */
-function renderAll(project: Project, model: SemanticModel, aggTime: string | null, templates: string[]): { sql: string | null; hops: Hop[][]; dimensions: DimensionDefinition[] } {
+/** A simple/cumulative metric as `{{ Metric(name) }}` computes it: its model, measure and rendered filter. */
+function metricSource(project: Project, name: string, visiting: ReadonlySet<string>): MetricSource | null {
+  const entry = project.metricMeasures.get(name);
+  const found = entry === undefined ? undefined : project.measures.get(entry.measure);
+  if (entry === undefined || found === undefined) return null;
+  if (visiting.has(name)) throw new MetricProblem(`Metric('${name}') in a filter refers back to itself`, false);
+  const aggTime = found.measure.agg_time_dimension ?? found.model.agg_time_dimension;
+  const filter = renderAll(project, found.model, aggTime, entry.filters, new Set([...visiting, name])).sql;
+  return { model: found.model, measure: found.measure, filter };
+}
+
+/** Renders the filters against the model; combined with AND. `visiting`: metrics whose filter is being rendered (Metric() cycles). */
+function renderAll(
+  project: Project,
+  model: SemanticModel,
+  aggTime: string | null,
+  templates: string[],
+  visiting: ReadonlySet<string> = new Set(),
+): { sql: string | null; hops: Hop[][]; dimensions: DimensionDefinition[] } {
   const parts: string[] = [];
   const hops: Hop[][] = [];
   const dimensions: DimensionDefinition[] = [];
+  const metric = (name: string) => metricSource(project, name, visiting);
   for (const template of templates) {
-    const result = renderFilter(template, { graph: project.graph, model, aggTimeDimension: aggTime });
+    const result = renderFilter(template, { graph: project.graph, model, aggTimeDimension: aggTime, metric });
     if (!result.ok) throw new MetricProblem(`filter ${JSON.stringify(template)}: ${result.problem}`, result.unsupported);
     parts.push(result.sql);
     hops.push(...result.hops);
@@ -107,7 +127,7 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
   }
   const first = found[0]!.measure;
   const aggTime = first.agg_time_dimension ?? model.agg_time_dimension;
-  const rendered = renderAll(project, model, aggTime, input.filters);
+  const rendered = renderAll(project, model, aggTime, input.filters, new Set([input.name]));
 
   const joins: JoinDefinition[] = [];
   const joined = new Set<string>([model.table]);
@@ -162,7 +182,7 @@ function metricInput(project: Project, value: unknown, where: string): { name: s
   const filters = filterTemplates(raw.filter, `${where}.filter`);
   const kept: Record<string, unknown> = { ...raw };
   if (filters.length > 0) {
-    const measureName = project.metricMeasures.get(raw.name);
+    const measureName = project.metricMeasures.get(raw.name)?.measure;
     if (measureName === undefined) throw new MetricProblem(`${where}.filter on ${raw.name}, which is not a simple or cumulative metric`, true);
     const { model, measure } = lookupMeasure(project, measureName, where);
     kept.filter_sql = renderAll(project, model, measure.agg_time_dimension ?? model.agg_time_dimension, filters).sql;

@@ -97,7 +97,18 @@ metrics:
   - name: per_customer_orders
     type: simple
     type_params: { measure: order_count }
-    filter: "{{ Metric('order_count', group_by=['customer']) }} > 2"
+    filter: "{{ Metric('orders_placed', group_by=['customer']) }} > 2"
+  - name: orders_placed
+    type: simple
+    type_params: { measure: order_count }
+  - name: daily_active_orders
+    type: simple
+    type_params: { measure: order_count }
+    filter: "{{ Metric('order_count', group_by=['customer', 'metric_time']) }} > 2"
+  - name: big_customer_orders
+    type: simple
+    type_params: { measure: order_count }
+    filter: "{{ Metric('new_customer_revenue', group_by=['customer']) }} >= 1000"
 `;
 
 const catalog = parseCatalog(
@@ -114,13 +125,13 @@ describe("MetricFlow reader: a dbt project's model files", () => {
   it("reads every metric; an unsupported construct is an error naming the file, the metric and the construct", () => {
     expect(catalog.errors).toEqual([
       {
-        metric: "per_customer_orders",
+        metric: "daily_active_orders",
         file: "project/models/marts/semantic.yml",
-        message: expect.stringMatching(/^project\/models\/marts\/semantic\.yml: metric "per_customer_orders": unsupported: filter .*Metric\(\) in a filter/),
+        message: expect.stringMatching(/^project\/models\/marts\/semantic\.yml: metric "daily_active_orders": unsupported: filter .*Metric\(\) in a filter grouped by/),
       },
     ]);
     expect([...byName.keys()].sort()).toEqual(
-      ["conversion_rate", "net_revenue", "new_customer_revenue", "p90_order", "recent_orders", "revenue_growth", "revenue_per_order", "running_revenue"].sort(),
+      ["big_customer_orders", "conversion_rate", "net_revenue", "new_customer_revenue", "orders_placed", "p90_order", "per_customer_orders", "recent_orders", "revenue_growth", "revenue_per_order", "running_revenue"].sort(),
     );
     // The one unsupported dbt test is named, not silently dropped.
     expect(catalog.warnings.map((w) => w.message)).toEqual([expect.stringContaining("analytics.orders.status: dbt test dbt_utils.not_empty_string is not run")]);
@@ -158,6 +169,13 @@ describe("MetricFlow reader: a dbt project's model files", () => {
     expect(metric.filter).toBe("(toStartOfMonth(toDateTime(ordered_at)) >= '2024-01-01') AND (customer_id IS NOT NULL)");
     expect(metric.measures).toEqual([{ alias: "order_count", function: "Count", column: null, expr: "1" }]);
     expect(metric.metricflow).toMatchObject({ type: "simple", fill_nulls_with: 0, join_to_timespine: true, semantic_model: "orders" });
+  });
+
+  it("renders Metric() per entity as a subquery on the metric's model, its own filter inside", () => {
+    expect(structured("per_customer_orders").filter).toBe("toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` GROUP BY customer_id HAVING count((1)) > 2)");
+    expect(structured("big_customer_orders").filter).toBe(
+      "toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` WHERE " + structured("new_customer_revenue").filter + " GROUP BY customer_id HAVING sum(amount) >= 1000)",
+    );
   });
 
   it("maps every aggregation, expr and percentile", () => {
