@@ -68,6 +68,8 @@ export function countingWarehouse(inner: Warehouse): { warehouse: Warehouse; cou
     name: inner.name,
     engine: inner.engine,
     async query(sql, options) {
+      // The catalogue's SQL parse check (ids "<scan>-sql<n>", asked once per catalogue) reads no table.
+      if (/-sql\d+$/.test(options.queryId)) return inner.query(sql, options);
       counts.total += 1;
       if (options.queryId.includes("-schema-")) counts.schema += 1;
       const started = performance.now();

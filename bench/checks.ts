@@ -30,7 +30,13 @@ function condition(test: InferredTest, schema: Schema): string | null {
   switch (test.rule) {
     case "measure_not_null":
     case "count_key_not_null":
+    case "foreign_key_not_null":
+    case "primary_key_not_null":
+    case "dbt_not_null":
       return `${c} IS NULL`;
+    case "filter_column_not_null":
+      // not applicable to a column that cannot hold NULL (the planner leaves it out too)
+      return isNullable(type) ? `${c} IS NULL` : null;
     case "measure_finite":
       return isFloat(type) ? `NOT isFinite(${c})` : null;
     case "measure_non_negative":

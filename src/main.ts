@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
 import { createReadModel } from "./read-model/read-model.js";
+import { checkCatalogSql } from "./scan/check-sql.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
 import { createCompilerService } from "./services/compiler-service.js";
@@ -33,10 +34,14 @@ export interface Daemon {
 
 export async function startDaemon(config: Config, logger: Logger): Promise<Daemon> {
   const compileStarted = performance.now();
-  const snapshot = await loadCatalogSnapshot(config.METRICS_DIR);
+  const snapshot = await loadCatalogSnapshot(config.METRICS_DIR, new Date(), { metricflowDatabase: config.METRICFLOW_DATABASE });
   const compileMs = Math.round(performance.now() - compileStarted);
   for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
-  logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length, ms: compileMs }, "catalogue compiled");
+  for (const warning of snapshot.warnings) logger.warn({ file: warning.file }, warning.message);
+  logger.info(
+    { metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length, warnings: snapshot.warnings.length, ms: compileMs },
+    "catalogue compiled",
+  );
 
   const apiKeys = [...config.API_KEYS];
   if (apiKeys.length === 0 && config.API_READONLY_KEYS.length === 0) {
@@ -49,6 +54,15 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   }
 
   const warehouses = await createWarehouses(config, logger);
+  // Filters and expressions ClickHouse cannot parse are found now where the warehouse is up
+  // (else by the first scan): their metrics stay unknown and /v1/compiler/ir says why. In the
+  // background: a slow warehouse must not hold up the start.
+  void checkCatalogSql(snapshot, warehouses, { queryIdPrefix: "catalog-load", maxQuerySize: config.MAX_QUERY_SIZE }).then(
+    (errors) => {
+      for (const error of errors.values()) logger.warn({ file: error.file, metric: error.metric }, error.message);
+    },
+    (error: unknown) => logger.warn({ err: error }, "could not check the catalogue's SQL against the warehouse; the first scan will"),
+  );
   const store = await createStore({
     databaseUrl: config.DATABASE_URL,
     dataDir: config.DATA_DIR,

@@ -6,9 +6,9 @@ interface Shape {
   table: string;
   timestamp?: string | undefined;
   freshness?: string | undefined;
-  measures: { alias: string; function: string; column?: string | undefined; non_negative?: boolean | undefined }[];
-  dimensions: { name: string; table?: string | undefined }[];
-  joins: { table: string }[];
+  measures: { alias: string; function: string; column?: string | undefined; expr?: string | undefined; percentile?: number | undefined; non_negative?: boolean | undefined }[];
+  dimensions: { name: string; table?: string | undefined; column?: string | undefined; expr?: string | undefined }[];
+  joins: { table: string; from?: string | undefined }[];
 }
 
 function issue<T>(ctx: z.core.$RefinementCtx<T>, path: (string | number)[], message: string): void {
@@ -19,7 +19,9 @@ const COUNTS = new Set(["Count", "CountDistinct"]);
 
 export function crossCheckStructured<T extends Shape>(value: T, ctx: z.core.$RefinementCtx<T>): void {
   value.measures.forEach((measure, i) => {
-    if (measure.column === undefined && measure.function !== "Count") issue(ctx, ["measures", i, "column"], `required for ${measure.function}`);
+    if (measure.column !== undefined && measure.expr !== undefined) issue(ctx, ["measures", i, "expr"], "give either column or expr, not both");
+    else if (measure.column === undefined && measure.expr === undefined && measure.function !== "Count") issue(ctx, ["measures", i, "column"], `required for ${measure.function} (or expr)`);
+    if ((measure.percentile === undefined) !== (measure.function !== "Percentile")) issue(ctx, ["measures", i, "percentile"], measure.function === "Percentile" ? "required for Percentile" : "only allowed for Percentile");
     // non_negative would be silently ignored on a count: the rule checks summed values.
     if (measure.non_negative !== undefined && COUNTS.has(measure.function)) issue(ctx, ["measures", i, "non_negative"], "only allowed for Sum|Avg|Min|Max");
     if (value.measures.findIndex((m) => m.alias === measure.alias) !== i) issue(ctx, ["measures", i, "alias"], `duplicate alias ${measure.alias}`);
@@ -29,10 +31,16 @@ export function crossCheckStructured<T extends Shape>(value: T, ctx: z.core.$Ref
   value.joins.forEach((j, i) => {
     // Two joins of one table would make a dimension's `table:` ambiguous.
     if (joined.indexOf(j.table) !== i) issue(ctx, ["joins", i, "table"], `${j.table} is already joined`);
+    // A hop starts from the base table or from a table joined before it.
+    if (j.from !== undefined && j.from !== value.table && !joined.slice(0, i).includes(j.from)) {
+      issue(ctx, ["joins", i, "from"], `${j.from} is neither the base table nor joined before this join`);
+    }
+    if (j.table === value.table) issue(ctx, ["joins", i, "table"], "cannot join the base table to itself");
   });
 
   value.dimensions.forEach((dimension, i) => {
     if (value.dimensions.findIndex((d) => d.name === dimension.name) !== i) issue(ctx, ["dimensions", i, "name"], `duplicate dimension ${dimension.name}`);
+    if ((dimension.column === undefined) === (dimension.expr === undefined)) issue(ctx, ["dimensions", i, "column"], "give exactly one of column or expr");
     const source = dimension.table;
     if (source !== undefined && source !== value.table && !joined.includes(source)) {
       const allowed = [value.table, ...joined].join(", ");

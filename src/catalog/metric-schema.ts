@@ -20,6 +20,8 @@ const filter = z.string().superRefine((value, ctx) => {
   const problem = filterProblem(value);
   if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
 });
+/** An SQL expression is pasted into queries like a filter: the same guard. */
+const expression = filter;
 const tolerances = z.record(z.string(), z.number().min(0).max(1)).superRefine((value, ctx) => {
   for (const key of Object.keys(value)) {
     if (!isRuleId(key)) ctx.addIssue({ code: "custom", path: [key], message: `unknown rule id; expected one of ${RULE_IDS.join("|")}` });
@@ -30,13 +32,23 @@ const measure = z.strictObject({
   alias: identifier,
   function: z.enum(MEASURE_FUNCTIONS, oneOf(MEASURE_FUNCTIONS)),
   column: identifier.optional(),
+  expr: expression.optional(),
+  percentile: z.number().min(0).max(1).optional(),
   non_negative: z.boolean().optional(),
 });
 
-const dimension = z.strictObject({ name: identifier, column: identifier, table: table.optional() });
+const dimension = z.strictObject({
+  name: identifier,
+  column: identifier.optional(),
+  expr: expression.optional(),
+  table: table.optional(),
+  accepted_values: z.array(z.union([z.string(), z.number(), z.boolean()]).transform(String)).min(1).optional(),
+});
 
 const join = z.strictObject({
   table,
+  /** the table holding on.column: an earlier join's table makes a multi-hop path */
+  from: table.optional(),
   type: z.enum(["left", "inner"], oneOf(["left", "inner"])).default("left"),
   on: z.strictObject({ column: identifier, references: identifier }),
   relationship: z.enum(["many_to_one", "one_to_one"], oneOf(["many_to_one", "one_to_one"])).default("many_to_one"),
@@ -49,6 +61,7 @@ export const structuredSchema = z
     description: z.string().optional(),
     datasource: metricName.default("default"),
     table,
+    primary_key: identifier.optional(),
     timestamp: identifier.optional(),
     freshness: z.string().regex(FRESHNESS, { error: "expected <n>s|m|h|d|w, e.g. 6h" }).optional(),
     filter: filter.optional(),

@@ -19,6 +19,7 @@ function structured(v: StructuredInput, file: string): StructuredMetricDefinitio
     description: v.description ?? null,
     datasource: v.datasource,
     table: v.table,
+    primary_key: v.primary_key ?? null,
     timestamp: v.timestamp ?? null,
     freshness_seconds: v.freshness === undefined ? null : freshnessSeconds(v.freshness),
     // Trimmed: the filter is part of every test key, so whitespace must not split groups.
@@ -27,11 +28,22 @@ function structured(v: StructuredInput, file: string): StructuredMetricDefinitio
       alias: m.alias,
       function: m.function,
       column: m.column ?? null,
+      expr: m.expr === undefined ? null : m.expr.trim(),
+      ...(m.percentile === undefined ? {} : { percentile: m.percentile }),
       ...(m.non_negative === undefined ? {} : { non_negative: m.non_negative }),
     })),
-    dimensions: v.dimensions.map((d) => ({ name: d.name, column: d.column, ...(d.table === undefined ? {} : { table: d.table }) })),
-    joins: v.joins.map((j) => ({ table: j.table, type: j.type, column: j.on.column, references: j.on.references, relationship: j.relationship })),
+    dimensions: v.dimensions.map((d) => ({
+      name: d.name,
+      column: d.column ?? null,
+      expr: d.expr === undefined ? null : d.expr.trim(),
+      ...(d.table === undefined ? {} : { table: d.table }),
+      ...(d.accepted_values === undefined ? {} : { accepted_values: d.accepted_values }),
+    })),
+    joins: v.joins.map((j) => ({ table: j.table, type: j.type, from: j.from ?? v.table, column: j.on.column, references: j.on.references, relationship: j.relationship })),
     tolerances: { ...(v.tolerances ?? {}) },
+    declared_tests: [],
+    source: { format: "ours", file },
+    metricflow: null,
     file,
   };
 }
@@ -44,6 +56,8 @@ function derived(v: DerivedInput, file: string): DerivedMetricDefinition {
     datasource: v.datasource,
     inputs: [...v.inputs],
     expression: v.expression ?? null,
+    source: { format: "ours", file },
+    metricflow: null,
     file,
   };
 }

@@ -1,6 +1,6 @@
 // Validated metric definitions: the output of the catalogue stage.
 
-export const MEASURE_FUNCTIONS = ["Sum", "Count", "CountDistinct", "Avg", "Min", "Max"] as const;
+export const MEASURE_FUNCTIONS = ["Sum", "Count", "CountDistinct", "Avg", "Min", "Max", "Median", "Percentile", "SumBoolean"] as const;
 export type MeasureFunction = (typeof MEASURE_FUNCTIONS)[number];
 
 export type JoinType = "left" | "inner";
@@ -9,23 +9,33 @@ export type Relationship = "many_to_one" | "one_to_one";
 export interface MeasureDefinition {
   alias: string;
   function: MeasureFunction;
-  /** null only for Count (count of rows). */
+  /** null for Count (count of rows) and for a measure over an SQL expression. */
   column: string | null;
+  /** SQL expression aggregated instead of a column (e.g. "price * quantity"); null for a plain column. */
+  expr: string | null;
+  /** Percentile only: 0..1 */
+  percentile?: number;
   /** Declared non-negative: makes measure_non_negative a high-confidence rule. */
   non_negative?: boolean;
 }
 
 export interface DimensionDefinition {
   name: string;
-  column: string;
+  /** null when the dimension is an SQL expression */
+  column: string | null;
+  expr: string | null;
   /** database.table the column is read from; undefined = the base table. */
   table?: string;
+  /** declared allowed values: makes dimension_accepted_values a rule */
+  accepted_values?: string[];
 }
 
 export interface JoinDefinition {
   table: string;
   type: JoinType;
-  /** column on the base table */
+  /** table holding `column`: the base table, or an earlier join's table (a multi-hop path) */
+  from: string;
+  /** column on the `from` table */
   column: string;
   /** key column on the joined table */
   references: string;
@@ -39,6 +49,8 @@ export interface StructuredMetricDefinition {
   datasource: string;
   /** database.table */
   table: string;
+  /** the base table's primary key column: unique and never NULL */
+  primary_key: string | null;
   timestamp: string | null;
   /** expected max staleness in seconds, parsed from e.g. "6h" */
   freshness_seconds: number | null;
@@ -48,6 +60,11 @@ export interface StructuredMetricDefinition {
   joins: JoinDefinition[];
   /** rule id -> tolerated violating fraction (0..1), overriding the severity default */
   tolerances: Record<string, number>;
+  /** tests declared for the tables it reads (dbt column tests) */
+  declared_tests: DeclaredTest[];
+  source: MetricSource;
+  /** MetricFlow-only semantics kept for the reader of the IR (not evaluated here) */
+  metricflow: Record<string, unknown> | null;
   file: string;
 }
 
@@ -59,6 +76,31 @@ export interface DerivedMetricDefinition {
   /** names of the metrics it is computed from */
   inputs: string[];
   expression: string | null;
+  source: MetricSource;
+  metricflow: Record<string, unknown> | null;
+  file: string;
+}
+
+export interface MetricSource {
+  format: "ours" | "metricflow";
+  file: string;
+}
+
+export const DECLARED_TEST_KINDS = ["not_null", "unique", "relationships", "accepted_values"] as const;
+export type DeclaredTestKind = (typeof DECLARED_TEST_KINDS)[number];
+
+/** A dbt column test (`tests:` / `data_tests:`), read as declared. */
+export interface DeclaredTest {
+  kind: DeclaredTestKind;
+  /** database.table of the model the test is declared on */
+  table: string;
+  column: string;
+  /** dbt `severity: warn` tests warn and never fail */
+  severity: "error" | "warn";
+  /** relationships: the referenced database.table and column */
+  to?: { table: string; column: string };
+  /** accepted_values */
+  values?: string[];
   file: string;
 }
 
@@ -71,9 +113,16 @@ export interface CatalogError {
   message: string;
 }
 
+/** A file that is none of the known forms, or a construct that carries nothing for us: logged and served, never fatal. */
+export interface CatalogWarning {
+  file: string;
+  message: string;
+}
+
 export interface Catalog {
   metrics: MetricDefinition[];
   errors: CatalogError[];
+  warnings: CatalogWarning[];
 }
 
 /** One catalogue file as read from disk: the pure parser takes these. */

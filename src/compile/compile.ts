@@ -5,6 +5,8 @@ import type { DerivedMetricDefinition, MetricDefinition, StructuredMetricDefinit
 import type { MetricIR } from "./ir.js";
 import type { MeasureIRWithHints } from "./measure-hints.js";
 
+const columnsOf = (expr: string | null): string[] => (expr === null ? [] : filterColumns(expr));
+
 function compileStructured(def: StructuredMetricDefinition): MetricIR {
   return {
     name: def.name,
@@ -14,6 +16,9 @@ function compileStructured(def: StructuredMetricDefinition): MetricIR {
       alias: m.alias,
       function: m.function,
       column: m.column,
+      expr: m.expr,
+      expr_columns: columnsOf(m.expr),
+      ...(m.percentile === undefined ? {} : { percentile: m.percentile }),
       ...(m.non_negative === undefined ? {} : { non_negative: m.non_negative }),
     })),
     dimensions: def.dimensions.map((d) => ({
@@ -21,16 +26,30 @@ function compileStructured(def: StructuredMetricDefinition): MetricIR {
       // A dimension that names the base table is read from it: null, like an unqualified one.
       source_table: d.table === undefined || d.table === def.table ? null : d.table,
       column: d.column,
+      expr: d.expr,
+      expr_columns: columnsOf(d.expr),
+      ...(d.accepted_values === undefined ? {} : { accepted_values: [...d.accepted_values] }),
     })),
-    joins: def.joins.map((j) => ({ table: j.table, type: j.type, left_column: j.column, right_column: j.references, relationship: j.relationship })),
+    joins: def.joins.map((j) => ({
+      table: j.table,
+      from_table: j.from,
+      type: j.type,
+      left_column: j.column,
+      right_column: j.references,
+      relationship: j.relationship,
+    })),
     description: def.description,
     table: def.table,
+    primary_key: def.primary_key,
     filter: def.filter,
     filter_columns: def.filter === null ? [] : filterColumns(def.filter),
     timestamp: def.timestamp,
     freshness_seconds: def.freshness_seconds,
     inputs: [],
     tolerances: { ...def.tolerances },
+    declared_tests: def.declared_tests.map((t) => ({ ...t })),
+    source: { ...def.source },
+    metricflow: def.metricflow,
     file: def.file,
   };
 }
@@ -45,12 +64,16 @@ function compileDerived(def: DerivedMetricDefinition): MetricIR {
     joins: [],
     description: def.description,
     table: null,
+    primary_key: null,
     filter: null,
     filter_columns: [],
     timestamp: null,
     freshness_seconds: null,
     inputs: [...def.inputs],
     tolerances: {},
+    declared_tests: [],
+    source: { ...def.source },
+    metricflow: def.metricflow,
     file: def.file,
   };
 }

@@ -1,22 +1,34 @@
 // The compiled intermediate representation. The first fields of each type are the
 // API's seed fields (api-spec.md) and must never be renamed or dropped.
-import type { JoinType, MeasureFunction, Relationship } from "../catalog/types.js";
+import type { DeclaredTest, JoinType, MeasureFunction, MetricSource, Relationship } from "../catalog/types.js";
 
 export interface MeasureIR {
   alias: string;
   function: MeasureFunction;
   column: string | null;
+  /** SQL expression aggregated instead of a column; null for a plain column or a row count */
+  expr: string | null;
+  /** columns the expression reads (lexed) */
+  expr_columns: string[];
+  /** Percentile only */
+  percentile?: number;
 }
 
 export interface DimensionIR {
   name: string;
   /** table the column is read from, null for the base table */
   source_table: string | null;
-  column: string;
+  /** null for a dimension that is an SQL expression */
+  column: string | null;
+  expr: string | null;
+  expr_columns: string[];
+  accepted_values?: string[];
 }
 
 export interface JoinIR {
   table: string;
+  /** table holding left_column: the base table, or an earlier join's table (multi-hop) */
+  from_table: string;
   type: JoinType;
   left_column: string;
   right_column: string;
@@ -34,6 +46,8 @@ export interface MetricIR {
   description: string | null;
   /** base table (database.table); null for derived metrics */
   table: string | null;
+  /** the base table's primary key column */
+  primary_key: string | null;
   filter: string | null;
   /** columns the filter reads (lexed; see catalog/filter-columns.ts) */
   filter_columns: string[];
@@ -42,5 +56,11 @@ export interface MetricIR {
   /** derived metrics: the metrics they are built from; [] otherwise */
   inputs: string[];
   tolerances: Record<string, number>;
+  /** dbt column tests declared on the tables it reads */
+  declared_tests: DeclaredTest[];
+  /** where the definition came from */
+  source: MetricSource;
+  /** MetricFlow semantics kept as declared (filters per input, windows, fill_nulls_with...) */
+  metricflow: Record<string, unknown> | null;
   file: string;
 }

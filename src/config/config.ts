@@ -42,6 +42,7 @@ const EnvSchema = z.object({
   API_READONLY_KEYS: keyList.default([]),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
+  METRICFLOW_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "expected a ClickHouse database name").optional(),
 });
 
 export interface DatasourceConfig {
@@ -51,10 +52,20 @@ export interface DatasourceConfig {
   password?: string;
 }
 
-export type Config = Omit<z.infer<typeof EnvSchema>, "CLICKHOUSE_URL" | "CLICKHOUSE_USER" | "CLICKHOUSE_PASSWORD"> & {
+export type Config = Omit<z.infer<typeof EnvSchema>, "CLICKHOUSE_URL" | "CLICKHOUSE_USER" | "CLICKHOUSE_PASSWORD" | "METRICFLOW_DATABASE"> & {
   /** empty: the embedded engine serves the "default" datasource */
   datasources: DatasourceConfig[];
+  /** database of MetricFlow `ref('x')` models and `$source_schema`: set, or the connection's database, or "default" */
+  METRICFLOW_DATABASE: string;
 };
+
+/** The database a ClickHouse URL selects (`/db` path or `?database=db`), if any. */
+export function urlDatabase(url: string | undefined): string | null {
+  if (!url) return null;
+  const parsed = new URL(url);
+  const name = parsed.searchParams.get("database") ?? decodeURIComponent(parsed.pathname.replace(/^\/+|\/+$/g, ""));
+  return /^[A-Za-z_][A-Za-z0-9_]{0,127}$/.test(name) ? name : null;
+}
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -89,10 +100,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
   }
-  const { CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, ...rest } = parsed.data;
+  const { CLICKHOUSE_URL, CLICKHOUSE_USER, CLICKHOUSE_PASSWORD, METRICFLOW_DATABASE, ...rest } = parsed.data;
   const datasources = namedDatasources(present).filter((d) => d.name !== "default");
   if (CLICKHOUSE_URL) {
     datasources.unshift({ name: "default", url: CLICKHOUSE_URL, username: CLICKHOUSE_USER, password: CLICKHOUSE_PASSWORD });
   }
-  return { ...rest, DATA_DIR: path.resolve(rest.DATA_DIR), METRICS_DIR: path.resolve(rest.METRICS_DIR), datasources };
+  const metricflowDatabase = METRICFLOW_DATABASE ?? urlDatabase(CLICKHOUSE_URL) ?? "default";
+  return { ...rest, DATA_DIR: path.resolve(rest.DATA_DIR), METRICS_DIR: path.resolve(rest.METRICS_DIR), METRICFLOW_DATABASE: metricflowDatabase, datasources };
 }

@@ -10,7 +10,14 @@ function phrase(test: InferredTest, plural: boolean): string {
   switch (test.rule) {
     case "measure_not_null":
     case "count_key_not_null":
+    case "primary_key_not_null":
+    case "foreign_key_not_null":
+    case "filter_column_not_null":
+    case "dbt_not_null":
       return `${have} NULL ${column}`;
+    case "dimension_accepted_values":
+    case "dbt_accepted_values":
+      return `${have} a ${column} outside the accepted values`;
     case "dimension_not_null":
       return `${have} NULL or empty ${column}`;
     case "measure_finite":
@@ -20,8 +27,11 @@ function phrase(test: InferredTest, plural: boolean): string {
     case "timestamp_not_future":
       return `${have} ${column} in the future`;
     case "join_key_unique":
+    case "primary_key_unique":
+    case "dbt_unique":
       return `${plural ? "are" : "is an"} extra ${plural ? "rows" : "row"} with a duplicate ${column}`;
     case "join_referential_integrity":
+    case "dbt_relationships":
       return other ? `${have} ${column} with no match in ${other.table}.${other.column}` : `${plural ? "violate" : "violates"}: ${test.check}`;
     default:
       return `${plural ? "violate" : "violates"}: ${test.check}`;

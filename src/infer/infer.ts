@@ -2,6 +2,11 @@
 import type { MetricIR } from "../compile/ir.js";
 import { columnsExist } from "./rules/columns-exist.js";
 import { countKeyNotNull } from "./rules/count-key-not-null.js";
+import { dbtDeclared } from "./rules/dbt-declared.js";
+import { dimensionAcceptedValues } from "./rules/dimension-accepted-values.js";
+import { filterColumnNotNull } from "./rules/filter-column-not-null.js";
+import { foreignKeyNotNull } from "./rules/foreign-key-not-null.js";
+import { primaryKeyNotNull, primaryKeyUnique } from "./rules/primary-key.js";
 import { filterColumnsExist } from "./rules/filter-columns-exist.js";
 import { dimensionNotNull } from "./rules/dimension-not-null.js";
 import { freshness } from "./rules/freshness.js";
@@ -19,15 +24,21 @@ export const RULES: readonly ((ir: MetricIR) => InferredTest[])[] = [
   tableNotEmpty,
   columnsExist,
   filterColumnsExist,
+  primaryKeyUnique,
+  primaryKeyNotNull,
   measureNotNull,
   measureFinite,
   measureNonNegative,
   countKeyNotNull,
   dimensionNotNull,
+  dimensionAcceptedValues,
+  filterColumnNotNull,
   joinKeyUnique,
   joinReferentialIntegrity,
+  foreignKeyNotNull,
   timestampNotFuture,
   freshness,
+  dbtDeclared,
 ];
 
 /**

@@ -51,5 +51,7 @@ function filterColumnRefs(ir: MetricIR, spec: TestSpec): ColumnRef[] {
   return ir.filter_columns.map((column) => ({ table: spec.table, column }));
 }
 
-/** Measures that aggregate a column's values (NULLs dropped, NaN poisons, sign matters). */
-export const VALUE_FUNCTIONS = new Set(["Sum", "Avg", "Min", "Max"]);
+/** Measures that aggregate a column's values, dropping NULLs. */
+export const NULL_DROPPING_FUNCTIONS = new Set(["Sum", "Avg", "Min", "Max", "Median", "Percentile", "SumBoolean"]);
+/** Measures where a NaN poisons the result and the sign matters. */
+export const VALUE_FUNCTIONS = new Set(["Sum", "Avg", "Min", "Max", "Median", "Percentile"]);

@@ -8,6 +8,8 @@ import type { WarehouseSchema } from "./types.js";
 
 const FLOAT_TYPE = /Float(32|64)/;
 
+const describe = (typed: { column: string; type: string }[]): string => typed.map(({ column, type }) => `${column} is ${type}`).join(", ");
+
 /** Reason the test must not be queried, or null when it can run. */
 export function skipReason(test: InferredTest, schema: WarehouseSchema): string | null {
   // An invalid name could not be quoted into SQL; it can never be in the schema either.
@@ -23,12 +25,18 @@ export function skipReason(test: InferredTest, schema: WarehouseSchema): string 
   switch (test.rule) {
     case "measure_finite":
       // NaN/Inf exist only in floats (also inside Nullable(...)/LowCardinality(...)); for
-      // other types isNaN/isInfinite may not even accept the column, so the check does not apply.
-      for (const { column, type } of typed) if (!FLOAT_TYPE.test(type)) return `not applicable: ${column} is ${type}, not a float`;
+      // other types isNaN/isInfinite may not even accept the column, so the check does not
+      // apply. An expression can be NaN when some column it reads is a float.
+      if (!typed.some(({ type }) => FLOAT_TYPE.test(type))) return `not applicable: ${describe(typed)}, not a float`;
       return null;
     case "measure_non_negative":
       // Max(String) is a valid measure, but `< 0` on a string is a type error.
-      for (const { column, type } of typed) if (!isNumberType(type)) return `not applicable: ${column} is ${type}, not a number`;
+      if (!typed.some(({ type }) => isNumberType(type))) return `not applicable: ${describe(typed)}, not a number`;
+      return null;
+    case "filter_column_not_null":
+      // A column that cannot hold NULL needs no query: and this unfiltered check would otherwise
+      // force a filtered table's query to fold its filter into every aggregate.
+      if (!typed.some(({ type }) => /^(LowCardinality\()?Nullable\(/.test(type.trim()))) return `not applicable: ${describe(typed)}, never NULL`;
       return null;
     case "timestamp_not_future":
     case "freshness":

@@ -6,7 +6,8 @@ import { setImmediate as yieldToLoop } from "node:timers/promises";
 import pLimit from "p-limit";
 import { countTests, deriveStatuses } from "../derive/derive.js";
 import type { MetricStatus, TestCounts } from "../derive/types.js";
-import { createObserver, judgeAll, observeInto } from "../evaluate/evaluate.js";
+import { judgeWithBlocked } from "../evaluate/blocked.js";
+import { createObserver, observeInto } from "../evaluate/evaluate.js";
 import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
@@ -16,6 +17,7 @@ import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
+import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
 
 export interface ExecuteOptions {
   scanId: string;
@@ -32,6 +34,8 @@ export interface ScanOutcome {
   statuses: MetricStatus[];
   /** over every (metric, test) */
   summary: TestCounts;
+  /** metric -> why it cannot run (its SQL does not parse): all its tests are "not evaluated" */
+  blocked: Map<string, string>;
   /** seconds spent waiting for the warehouse, and evaluating its answers */
   timings: { warehouse: number; evaluate: number };
 }
@@ -126,19 +130,29 @@ export async function executeScan(snapshot: CatalogSnapshot, warehouses: Readonl
     // An unconfigured datasource leaves its tables out of the schema, so its tests report "table missing".
     schema[datasource] = warehouse ? await readSchema(warehouse, snapshot.tests.filter((t) => t.datasource === datasource), options) : {};
   }
-  const { plan, outcomes } = await runPlan(await planInSlices(snapshot.tests, schema, options.maxQuerySize), schema, warehouses, options);
+  // A metric whose filter or expression ClickHouse cannot parse is kept out of the queries
+  // (it would fail its table's query) and judged "not evaluated", hence `unknown`.
+  let sqlErrors;
+  try {
+    sqlErrors = await checkCatalogSql(snapshot, warehouses, { queryIdPrefix: options.scanId, signal: options.signal, maxQuerySize: options.maxQuerySize });
+  } catch (error) {
+    throw new WarehouseUnavailableError(`warehouse unavailable while checking the catalogue's SQL: ${(error as Error).message}`, { cause: error });
+  }
+  const blocked = blockedMetrics(snapshot, sqlErrors);
+  const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
+  const { plan, outcomes } = await runPlan(await planInSlices(tests, schema, options.maxQuerySize), schema, warehouses, options);
   if (options.signal.aborted) throw new Error("scan cancelled");
   const warehouseSeconds = (performance.now() - warehouseStarted) / 1000;
 
   const evaluateStarted = performance.now();
   const observations = new Map<string, CheckObservation>();
   const observe = createObserver(plan, outcomes, schema);
-  await forEachSlice(snapshot.tests, (slice) => observeInto(observations, slice, observe));
+  await forEachSlice(tests, (slice) => observeInto(observations, slice, observe));
   const statuses: MetricStatus[] = [];
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
   await forEachSlice(snapshot.metrics, (slice) => {
     const names = slice.map((m) => m.name);
-    const results = judgeAll(names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []), observations);
+    const results = judgeWithBlocked(names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []), observations, blocked);
     statuses.push(...deriveStatuses(names, results));
     const counts = countTests(results);
     summary.total += counts.total;
@@ -146,5 +160,5 @@ export async function executeScan(snapshot: CatalogSnapshot, warehouses: Readonl
     summary.failing += counts.failing;
     summary.warning += counts.warning;
   }, 500);
-  return { observations, statuses, summary, timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 } };
+  return { observations, statuses, summary, blocked, timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 } };
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CatalogError } from "../catalog/types.js";
+import type { CatalogError, CatalogWarning } from "../catalog/types.js";
 import type { MetricIR } from "../compile/ir.js";
 import type { InferredTest } from "../infer/types.js";
 
@@ -9,12 +9,21 @@ export interface CatalogSnapshot {
   /** every inferred test, one per (metric, check); not deduplicated */
   tests: InferredTest[];
   errors: CatalogError[];
+  /** files skipped as none of the known forms, dbt tests not run: logged and served, never fatal */
+  warnings: CatalogWarning[];
   compiled_at: Date;
   /** hash of the tests: equal on every replica that loaded the same catalogue */
   version: string;
   metricsByName: ReadonlyMap<string, MetricIR>;
   /** each metric's tests, in the order of `tests` */
   testsByMetric: ReadonlyMap<string, readonly InferredTest[]>;
+  /**
+   * Found where the warehouse is reachable (at load, at the latest by the first scan): metric ->
+   * why ClickHouse cannot parse its filter or an expression. Such a metric stays `unknown`.
+   */
+  sql_errors?: Map<string, CatalogError>;
+  /** datasource|fragment -> ClickHouse's syntax error, or null when it parses (asked once) */
+  sql_checked?: Map<string, string | null>;
 }
 
 /** What the store keeps per test; a change to any of it is a new catalogue version. */
@@ -24,7 +33,7 @@ export function catalogVersion(tests: readonly InferredTest[]): string {
   return hash.digest("hex");
 }
 
-export function makeSnapshot(parts: { metrics: MetricIR[]; tests: InferredTest[]; errors: CatalogError[]; compiled_at: Date }): CatalogSnapshot {
+export function makeSnapshot(parts: { metrics: MetricIR[]; tests: InferredTest[]; errors: CatalogError[]; warnings: CatalogWarning[]; compiled_at: Date }): CatalogSnapshot {
   const metricsByName = new Map(parts.metrics.map((m) => [m.name, m]));
   const testsByMetric = new Map<string, InferredTest[]>();
   for (const test of parts.tests) {

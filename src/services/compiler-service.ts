@@ -22,7 +22,8 @@ export function compilerStatusView(snapshot: CatalogSnapshot, page?: { metrics: 
     metrics: page?.metrics ?? snapshot.metrics,
     count: page?.count ?? snapshot.metrics.length,
     compiled_at: iso(snapshot.compiled_at),
-    errors: snapshot.errors.map((e) => ({ metric: e.metric, file: e.file, message: e.message })),
+    errors: [...snapshot.errors, ...(snapshot.sql_errors?.values() ?? [])].map((e) => ({ metric: e.metric, file: e.file, message: e.message })),
+    warnings: snapshot.warnings.map((w) => ({ file: w.file, message: w.message })),
     ...(page ? { next_cursor: page.next_cursor } : {}),
   };
 }
@@ -31,12 +32,23 @@ const readsTable = (ir: MetricIR, table: string) => tableMatches(ir.table, table
 const isEmpty = (query: IrListingQuery) => Object.values(query).every((v) => v === undefined);
 
 export function createCompilerService({ getSnapshot }: CompilerServiceOptions): CompilerService {
-  // The whole listing is the same for every caller of one catalogue: built and serialised once.
-  const whole = new WeakMap<CatalogSnapshot, Promise<CompilerStatusView>>();
+  // The whole listing is the same for every caller of one catalogue: built and serialised once,
+  // and again when the warehouse check finds another unparsable filter (sql_errors grows).
+  const whole = new WeakMap<CatalogSnapshot, { sqlErrors: number; listing: Promise<CompilerStatusView> }>();
+  const wholeOf = (snapshot: CatalogSnapshot) => {
+    const sqlErrors = snapshot.sql_errors?.size ?? 0;
+    let cached = whole.get(snapshot);
+    if (cached?.sqlErrors !== sqlErrors) {
+      const listings = new WeakMap<CatalogSnapshot, Promise<CompilerStatusView>>();
+      cached = { sqlErrors, listing: wholeListing(listings, snapshot, () => compilerStatusView(snapshot), "metrics") };
+      whole.set(snapshot, cached);
+    }
+    return cached.listing;
+  };
   return {
     async status(query = {}) {
       const snapshot = getSnapshot();
-      if (isEmpty(query)) return wholeListing(whole, snapshot, () => compilerStatusView(snapshot), "metrics");
+      if (isEmpty(query)) return wholeOf(snapshot);
       const { metric, table } = query;
       const page = paginate(snapshot.metrics, (ir) => (metric === undefined || ir.name === metric) && (table === undefined || readsTable(ir, table)), query, snapshot.version);
       return compilerStatusView(snapshot, { metrics: page.items, count: page.matched, next_cursor: page.next_cursor });

@@ -1,14 +1,14 @@
 // Reads and compiles the catalogue once: files -> definitions -> IR -> inferred tests.
 // Bad metrics are kept as errors (served by /v1/compiler/status); the good ones still run.
-import { parseCatalog } from "../catalog/parse-catalog.js";
+import { DEFAULT_PARSE_OPTIONS, parseCatalog, type ParseOptions } from "../catalog/parse-catalog.js";
 import { readCatalogFiles } from "../catalog/read-catalog-files.js";
 import { compileCatalog } from "../compile/compile.js";
 import { inferCatalog } from "../infer/infer.js";
 import { makeSnapshot, type CatalogSnapshot } from "./catalog-snapshot.js";
 
-export async function loadCatalogSnapshot(metricsDir: string, now: Date = new Date()): Promise<CatalogSnapshot> {
+export async function loadCatalogSnapshot(metricsDir: string, now: Date = new Date(), options: ParseOptions = DEFAULT_PARSE_OPTIONS): Promise<CatalogSnapshot> {
   const files = await readCatalogFiles(metricsDir);
-  const catalog = parseCatalog(files);
+  const catalog = parseCatalog(files, options);
   const metrics = compileCatalog(catalog.metrics);
-  return makeSnapshot({ metrics, tests: inferCatalog(metrics), errors: catalog.errors, compiled_at: now });
+  return makeSnapshot({ metrics, tests: inferCatalog(metrics), errors: catalog.errors, warnings: catalog.warnings, compiled_at: now });
 }

@@ -2,10 +2,12 @@
 // and when another replica's scan lands), never from the store per request. The catalogue
 // snapshot decides which metrics exist.
 import type { ReliabilityStatus } from "../derive/types.js";
+import { blockedResult } from "../evaluate/blocked.js";
 import { judgeTest } from "../evaluate/judge.js";
 import { notFound, unavailable } from "../errors/app-error.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
+import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, tableMatches } from "./affected-by.js";
@@ -54,11 +56,17 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     async metricStatus(name) {
       const view = readModel.view();
       if (!view.catalog.metricsByName.has(name)) throw notFound(`metric "${name}" not found`);
-      // Judged from the checks' current observations with this metric's own tolerances.
-      const results = (view.catalog.testsByMetric.get(name) ?? []).flatMap((test) => {
-        const observation = view.observations.get(test.key);
-        return observation ? [judgeTest(test, observation)] : [];
-      });
+      // Judged from the checks' current observations with this metric's own tolerances; a metric
+      // whose SQL ClickHouse cannot parse never ran, whatever its shared checks found.
+      const tests = view.catalog.testsByMetric.get(name) ?? [];
+      const blocked = view.catalog.sql_errors?.size ? blockedMetrics(view.catalog, view.catalog.sql_errors).get(name) : undefined;
+      const results =
+        blocked !== undefined
+          ? tests.map((test) => blockedResult(test, blocked))
+          : tests.flatMap((test) => {
+              const observation = view.observations.get(test.key);
+              return observation ? [judgeTest(test, observation)] : [];
+            });
       return buildMetricStatus(name, view.statuses.get(name) ?? null, results, view.history.get(name) ?? []);
     },
 

@@ -1,8 +1,9 @@
 import { countTests } from "../derive/derive.js";
-import { judgeAll } from "../evaluate/evaluate.js";
+import { judgeWithBlocked } from "../evaluate/blocked.js";
 import type { TestResult } from "../evaluate/types.js";
 import { mapSlices } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
+import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
@@ -57,7 +58,8 @@ export function createValidationService({ getSnapshot, scanService }: Validation
       // Through the one scan service, so a run also updates reliability statuses and history.
       const { scan, observations } = await scanService.run("api_run");
       const snapshot = getSnapshot();
-      const results = await mapSlices(snapshot.tests, (slice) => judgeAll(slice, observations));
+      const blocked = snapshot.sql_errors?.size ? blockedMetrics(snapshot, snapshot.sql_errors) : new Map<string, string>();
+      const results = await mapSlices(snapshot.tests, (slice) => judgeWithBlocked(slice, observations, blocked));
       return testRunReport(scan, results);
     },
   };

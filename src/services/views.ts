@@ -44,6 +44,8 @@ export interface CompilerStatusView {
   count: number;
   compiled_at: string;
   errors: { metric: string | null; file: string; message: string }[];
+  /** files skipped as none of the known forms, declared tests that are not run */
+  warnings: { file: string; message: string }[];
   /** with query parameters only */
   next_cursor?: string | null;
 }

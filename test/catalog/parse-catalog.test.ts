@@ -47,9 +47,10 @@ describe("parseCatalog", () => {
       tolerances: { measure_non_negative: 0.05 },
       file: "metrics/shop.yaml",
     });
-    expect(gross.measures[0]).toEqual({ alias: "revenue", function: "Sum", column: "amount", non_negative: true });
-    expect(gross.joins[0]).toEqual({ table: "shop.customers", type: "left", column: "customer_id", references: "id", relationship: "many_to_one" });
-    expect(gross.dimensions[1]).toEqual({ name: "segment", column: "segment", table: "shop.customers" });
+    expect(gross.measures[0]).toEqual({ alias: "revenue", function: "Sum", column: "amount", expr: null, non_negative: true });
+    expect(gross.joins[0]).toEqual({ table: "shop.customers", type: "left", from: "shop.orders", column: "customer_id", references: "id", relationship: "many_to_one" });
+    expect(gross.dimensions[1]).toEqual({ name: "segment", column: "segment", expr: null, table: "shop.customers" });
+    expect(gross.source).toEqual({ format: "ours", file: "metrics/shop.yaml" });
     expect(catalog.metrics[1]).toMatchObject({ measures: [{ alias: "orders", function: "Count", column: null }] });
     expect(catalog.metrics[2]).toMatchObject({ kind: "derived", inputs: ["gross_revenue", "order_count"], expression: "gross_revenue / order_count" });
   });
@@ -76,7 +77,7 @@ describe("parseCatalog", () => {
     const { errors, metrics } = metric("table: shop.orders\nmeasures:\n  - { alias: r, function: Summ, column: amount }");
     expect(metrics).toEqual([]);
     expect(errors).toEqual([
-      { metric: "m", file: "metrics/shop.yaml", message: 'metrics/shop.yaml: metric "m": measures[0].function: expected one of Sum|Count|CountDistinct|Avg|Min|Max' },
+      { metric: "m", file: "metrics/shop.yaml", message: 'metrics/shop.yaml: metric "m": measures[0].function: expected one of Sum|Count|CountDistinct|Avg|Min|Max|Median|Percentile|SumBoolean' },
     ]);
   });
 
@@ -104,9 +105,45 @@ describe("parseCatalog", () => {
     expect(metric("table: shop.orders\nmeasures: []").errors[0]!.message).toContain("measures: a structured metric needs at least one measure");
   });
 
+  it("reads expr, primary_key, multi-hop joins, percentile/median and accepted_values", () => {
+    const { errors, metrics } = metric(`table: shop.orders
+primary_key: id
+measures:
+  - { alias: net, function: Sum, expr: "amount - discount" }
+  - { alias: p95, function: Percentile, column: amount, percentile: 0.95 }
+  - { alias: mid, function: Median, column: amount }
+dimensions:
+  - { name: big, expr: "amount > 100" }
+  - { name: region, column: name, table: geo.regions, accepted_values: [north, south] }
+joins:
+  - { table: shop.customers, on: { column: customer_id, references: id } }
+  - { table: geo.regions, from: shop.customers, on: { column: region_id, references: id } }`);
+    expect(errors).toEqual([]);
+    const m = metrics[0] as StructuredMetricDefinition;
+    expect(m.primary_key).toBe("id");
+    expect(m.measures.map((x) => [x.function, x.column, x.expr, x.percentile ?? null])).toEqual([
+      ["Sum", null, "amount - discount", null],
+      ["Percentile", "amount", null, 0.95],
+      ["Median", "amount", null, null],
+    ]);
+    expect(m.dimensions[0]).toEqual({ name: "big", column: null, expr: "amount > 100" });
+    expect(m.dimensions[1]).toMatchObject({ table: "geo.regions", accepted_values: ["north", "south"] });
+    expect(m.joins[1]).toMatchObject({ table: "geo.regions", from: "shop.customers", column: "region_id" });
+  });
+
+  it("rejects a hop from a table not joined before, an expr beside a column, a Percentile without percentile", () => {
+    const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Percentile, column: a }")).toEqual(["measures[0].percentile: required for Percentile"]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, column: a, expr: 'a * 2' }")).toEqual(["measures[0].expr: give either column or expr, not both"]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, expr: 'a; drop' }")).toEqual(["measures[0].expr: must not contain ';'"]);
+    expect(messages("table: shop.orders\nmeasures: [{ alias: r, function: Count }]\njoins:\n  - { table: geo.regions, from: shop.customers, on: { column: region_id, references: id } }")).toEqual([
+      "joins[0].from: shop.customers is neither the base table nor joined before this join",
+    ]);
+  });
+
   it("checks fields against each other", () => {
     const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum }")).toEqual(["measures[0].column: required for Sum"]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum }")).toEqual(["measures[0].column: required for Sum (or expr)"]);
     expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Count, non_negative: true }")).toEqual(["measures[0].non_negative: only allowed for Sum|Avg|Min|Max"]);
     expect(messages(`${BASE}\nfreshness: 6h`)).toEqual(["freshness: needs a timestamp column"]);
     expect(messages(`${BASE}\ndimensions:\n  - { name: s, column: s, table: shop.other }`)[0]).toMatch(/^dimensions\[0\]\.table: shop\.other is neither the base table nor a joined table/);

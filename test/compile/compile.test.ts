@@ -36,28 +36,32 @@ describe("compileMetric", () => {
       kind: "structured",
       datasource: "default",
       measures: [
-        { alias: "revenue", function: "Sum", column: "amount", non_negative: true },
-        { alias: "orders", function: "Count", column: null },
+        { alias: "revenue", function: "Sum", column: "amount", expr: null, expr_columns: [], non_negative: true },
+        { alias: "orders", function: "Count", column: null, expr: null, expr_columns: [] },
       ],
       dimensions: [
-        { name: "country", source_table: null, column: "country" },
-        { name: "country2", source_table: null, column: "country" },
-        { name: "segment", source_table: "shop.customers", column: "segment" },
+        { name: "country", source_table: null, column: "country", expr: null, expr_columns: [] },
+        { name: "country2", source_table: null, column: "country", expr: null, expr_columns: [] },
+        { name: "segment", source_table: "shop.customers", column: "segment", expr: null, expr_columns: [] },
       ],
-      joins: [{ table: "shop.customers", type: "inner", left_column: "customer_id", right_column: "id", relationship: "one_to_one" }],
+      joins: [{ table: "shop.customers", from_table: "shop.orders", type: "inner", left_column: "customer_id", right_column: "id", relationship: "one_to_one" }],
       description: "Revenue",
       table: "shop.orders",
+      primary_key: null,
       filter: "status = 'completed'",
       filter_columns: ["status"],
       timestamp: "created_at",
       freshness_seconds: 86_400,
       inputs: [],
       tolerances: { dimension_not_null: 0.2 },
+      declared_tests: [],
+      source: { format: "ours", file: "metrics/shop.yaml" },
+      metricflow: null,
       file: "metrics/shop.yaml",
     });
     expect(declaredNonNegative(ir.measures[0]!)).toBe(true);
     expect(declaredNonNegative(ir.measures[1]!)).toBeUndefined();
-    expect(Object.keys(ir.measures[1]!)).toEqual(["alias", "function", "column"]);
+    expect(Object.keys(ir.measures[1]!)).toEqual(["alias", "function", "column", "expr", "expr_columns"]);
   });
 
   it("compiles a derived metric with empty structure and its inputs", () => {
@@ -70,12 +74,16 @@ describe("compileMetric", () => {
       joins: [],
       description: "A ratio",
       table: null,
+      primary_key: null,
       filter: null,
       filter_columns: [],
       timestamp: null,
       freshness_seconds: null,
       inputs: ["gross_revenue"],
       tolerances: {},
+      declared_tests: [],
+      source: { format: "ours", file: "metrics/shop.yaml" },
+      metricflow: null,
       file: "metrics/shop.yaml",
     });
   });

@@ -16,6 +16,15 @@ describe("loadConfig", () => {
     expect(config.API_KEYS).toEqual([]);
   });
 
+  it("METRICFLOW_DATABASE: set, else the ClickHouse connection's database, else default", () => {
+    expect(loadConfig({}).METRICFLOW_DATABASE).toBe("default");
+    expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123" }).METRICFLOW_DATABASE).toBe("default");
+    expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123/analytics" }).METRICFLOW_DATABASE).toBe("analytics");
+    expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123/?database=marts" }).METRICFLOW_DATABASE).toBe("marts");
+    expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123/analytics", METRICFLOW_DATABASE: "dbt_prod" }).METRICFLOW_DATABASE).toBe("dbt_prod");
+    expect(() => loadConfig({ METRICFLOW_DATABASE: "bad-name" })).toThrow(/METRICFLOW_DATABASE: expected a ClickHouse database name/);
+  });
+
   it("treats empty strings as unset", () => {
     expect(loadConfig({ PORT: "", CLICKHOUSE_URL: "" }).PORT).toBe(8080);
   });

@@ -1,11 +1,11 @@
 // The metric catalogue over the fixture warehouse, written as real YAML files and loaded
 // through the daemon's own loader (read -> validate -> compile -> infer).
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
-import { FILTER } from "./fixture-warehouse.js";
+import { FILTER, PAYMENTS_FILTER } from "./fixture-warehouse.js";
 
 /** orders metrics: the same shape with and without the filter, plus tolerance overrides. */
 function ordersYaml(db: string): string {
@@ -53,6 +53,7 @@ function otherYaml(db: string): string {
   return `metrics:
   - name: clean_revenue
     table: ${db}.clean_sales
+    primary_key: id
     timestamp: sold_at
     freshness: 1h
     measures:
@@ -61,10 +62,33 @@ function otherYaml(db: string): string {
       - { alias: sales, function: Count }
       - { alias: products, function: CountDistinct, column: product_id }
     dimensions:
-      - { name: region, column: region }
+      - { name: region, column: region, accepted_values: [north, south] }
       - { name: category, column: category, table: ${db}.clean_products }
     joins:
       - { table: ${db}.clean_products, on: { column: product_id, references: id } }
+
+  # A selective filter on a fresh table: its newest filtered row is 45 minutes old, the table's
+  # newest row seconds old. Freshness is the table's, so it passes.
+  - name: late_sales
+    table: ${db}.clean_sales
+    timestamp: sold_at
+    freshness: 10m
+    filter: "id > 90"
+    measures:
+      - { alias: sales, function: Count }
+
+  # One planted defect per rule a primary key, an inner join, an expression measure, a
+  # filter column and declared accepted values imply (dbt tests in 4-dbt/schema.yml).
+  - name: card_payments
+    table: ${db}.payments
+    primary_key: payment_id
+    filter: "${PAYMENTS_FILTER}"
+    measures:
+      - { alias: net_amount, function: Sum, expr: "amount - fee" }
+    dimensions:
+      - { name: method, column: method, accepted_values: [card, cash] }
+    joins:
+      - { table: ${db}.orders, type: inner, on: { column: order_id, references: id } }
 
   - name: stale_events
     table: ${db}.events
@@ -116,6 +140,14 @@ function driftYaml(db: string): string {
     measures:
       - { alias: rows, function: Count }
 
+  # A template pasted verbatim: ClickHouse cannot parse it, so the metric is unknown (not
+  # degraded with every test "not evaluated"), and the compiler view says why.
+  - name: template_filter
+    table: ${db}.orders
+    filter: "{{ Dimension('order__status') }} = 'completed'"
+    measures:
+      - { alias: rows, function: Count }
+
   # Valid names, but the query fails at run time on both engines (code 395).
   - name: throwing_filter
     table: ${db}.orders
@@ -132,26 +164,60 @@ export const METRIC_NAMES = [
   "strict_avg_amount",
   "avg_and_revenue",
   "clean_revenue",
+  "late_sales",
+  "card_payments",
   "stale_events",
   "label_timestamp",
   "empty_metric",
   "drifted",
   "gone_metric",
   "bad_filter",
+  "template_filter",
   "throwing_filter",
 ] as const;
 
+/** dbt column tests, as a dbt project declares them, beside our own format. */
+function dbtYaml(): string {
+  return `version: 2
+models:
+  - name: payments
+    columns:
+      - name: payment_id
+        tests: [unique, not_null]
+      - name: order_id
+        data_tests:
+          - not_null
+          - relationships: { to: ref('orders'), field: id }
+      - name: method
+        tests:
+          - accepted_values: { values: [card, cash] }
+  - name: clean_sales
+    columns:
+      - name: id
+        tests: [unique, not_null]
+      - name: product_id
+        tests:
+          - relationships: { to: ref('clean_products'), field: id }
+      - name: region
+        tests:
+          - accepted_values: { values: [north, south] }
+`;
+}
+
 /** Writes `files` (name -> YAML) to a temp dir and loads them like the daemon does. */
-export async function loadYaml(files: Record<string, string>): Promise<CatalogSnapshot> {
+export async function loadYaml(files: Record<string, string>, metricflowDatabase = "default"): Promise<CatalogSnapshot> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "mr-correctness-"));
   try {
-    for (const [name, content] of Object.entries(files)) await writeFile(path.join(dir, name), content);
-    return await loadCatalogSnapshot(dir);
+    for (const [name, content] of Object.entries(files)) {
+      await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+      await writeFile(path.join(dir, name), content);
+    }
+    return await loadCatalogSnapshot(dir, new Date(), { metricflowDatabase });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
 export function loadFixtureCatalog(db: string): Promise<CatalogSnapshot> {
-  return loadYaml({ "1-orders.yaml": ordersYaml(db), "2-other.yaml": otherYaml(db), "3-drift.yaml": driftYaml(db) });
+  return loadYaml({ "1-orders.yaml": ordersYaml(db), "2-other.yaml": otherYaml(db), "3-drift.yaml": driftYaml(db), "4-dbt/schema.yml": dbtYaml() }, db);
 }

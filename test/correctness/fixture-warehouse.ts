@@ -41,6 +41,34 @@ export const EVENTS = 50;
 export const CLEAN_SALES = 100;
 export const CLEAN_PRODUCTS = 10;
 
+/**
+ * payments: 30 rows, id 1..30, one defect per row for the rules a primary key, an inner join,
+ * an expression measure, a filter column and declared accepted values imply. method is
+ * 'card' / 'cash' except row 25 (NULL) and row 26 ('crypto'): the metric's filter
+ * `method IN ('card', 'cash')` keeps 28 rows.
+ */
+export const PAYMENTS = 30;
+export const PAYMENTS_FILTER = "method IN ('card', 'cash')";
+export const PAYMENTS_FILTERED = 28;
+export const PAYMENT_DEFECTS = {
+  /** payment_id NULL */
+  keyNull: 30,
+  /** payment_id 28 again */
+  keyDuplicate: 29,
+  /** order_id NULL (the join is inner: the row drops out) */
+  orderNull: 27,
+  /** order_id 9999: no such order */
+  orderOrphan: 22,
+  /** fee NULL: amount - fee is NULL */
+  feeNull: 24,
+  /** fee 1000 > amount: amount - fee is negative */
+  netNegative: 23,
+  /** method NULL: the filter silently drops it */
+  methodNull: 25,
+  /** method 'crypto': not an accepted value */
+  methodUnknown: 26,
+} as const;
+
 export type Defect = keyof typeof DEFECTS;
 
 /** ids of a defect, optionally only the rows the metric filter keeps. */
@@ -92,6 +120,18 @@ export function fixtureStatements(db: string): string[] {
     `CREATE TABLE ${db}.events (id UInt32, kind String, label String, happened_at DateTime) ENGINE = MergeTree() ORDER BY id`,
     `INSERT INTO ${db}.events SELECT toUInt32(number + 1), ['click', 'view'][number % 2 + 1], 'x', now() - ${2 * DAY} - number * 60
      FROM numbers(${EVENTS})`,
+
+    `CREATE TABLE ${db}.payments (id UInt32, payment_id Nullable(UInt32), order_id Nullable(UInt32), amount Float64, fee Nullable(Float64),
+       method Nullable(String), paid_at DateTime) ENGINE = MergeTree() ORDER BY id`,
+    `INSERT INTO ${db}.payments SELECT id,
+       multiIf(id = ${PAYMENT_DEFECTS.keyNull}, CAST(NULL AS Nullable(UInt32)), id = ${PAYMENT_DEFECTS.keyDuplicate}, CAST(28 AS Nullable(UInt32)), CAST(id AS Nullable(UInt32))),
+       multiIf(id = ${PAYMENT_DEFECTS.orderNull}, CAST(NULL AS Nullable(UInt32)), id = ${PAYMENT_DEFECTS.orderOrphan}, CAST(9999 AS Nullable(UInt32)), CAST(id AS Nullable(UInt32))),
+       toFloat64(id * 10),
+       multiIf(id = ${PAYMENT_DEFECTS.feeNull}, CAST(NULL AS Nullable(Float64)), id = ${PAYMENT_DEFECTS.netNegative}, CAST(1000 AS Nullable(Float64)), CAST(1 AS Nullable(Float64))),
+       multiIf(id = ${PAYMENT_DEFECTS.methodNull}, CAST(NULL AS Nullable(String)), id = ${PAYMENT_DEFECTS.methodUnknown}, CAST('crypto' AS Nullable(String)),
+               CAST(['card', 'cash'][id % 2 + 1] AS Nullable(String))),
+       now() - id * 60
+     FROM (SELECT toUInt32(number + 1) AS id FROM numbers(${PAYMENTS}))`,
 
     // Empty, and every column Nullable: 18.16 answers aggregates over them with NULL.
     `CREATE TABLE ${db}.empty_orders (id UInt32, customer_id Nullable(UInt32), amount Nullable(Float64), note Nullable(String),

@@ -8,8 +8,8 @@ import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/sche
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { loadFixtureCatalog, loadYaml } from "./fixture-catalog.js";
-import { FILTER } from "./fixture-warehouse.js";
-import { dropFixture, groupOf, openFixture, runScan, tableQueries, type ScanRun } from "./run-scan.js";
+import { FILTER, PAYMENTS_FILTER } from "./fixture-warehouse.js";
+import { dropFixture, groupOf, openFixture, runScan, sqlChecks, tableQueries, type ScanRun } from "./run-scan.js";
 
 const MAX_QUERY_SIZE = 262_144; // ClickHouse's default, on both engines
 const WIDE_COLUMNS = 30;
@@ -27,7 +27,8 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
   beforeAll(async () => {
     handle = await openFixture(engine, db);
     const snapshot = await loadFixtureCatalog(db);
-    filteredRowChecks = new Set(snapshot.tests.filter((t) => t.probe.type === "rows_where" && t.filter === FILTER).map((t) => t.key)).size;
+    // Distinct violations: count_key_not_null and foreign_key_not_null on customer_id share one countIf.
+    filteredRowChecks = new Set(snapshot.tests.flatMap((t) => (t.probe.type === "rows_where" && t.filter === FILTER ? [t.probe.violation] : []))).size;
     run = await runScan(snapshot, handle.warehouse, { scanId: `corr-plan-${engine.name}` });
   });
   afterAll(() => dropFixture(handle, db));
@@ -37,7 +38,7 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     expect(run.sent.filter((s) => s.sql.includes("FROM system.columns"))).toHaveLength(1);
     const folded = tableQueries(run.sent).filter((s) => /-q\d+$/.test(s.options.queryId!));
     expect(folded.map((s) => groupOf(s.sql).table).sort()).toEqual(
-      ["clean_products", "clean_sales", "customers", "empty_orders", "empty_refs", "events", "orders"].map(q).sort(),
+      ["clean_products", "clean_sales", "customers", "empty_orders", "empty_refs", "events", "orders", "payments"].map(q).sort(),
     );
     // orders has tests without a filter, so no WHERE: each filter conditions its own aggregates.
     const orders = folded.find((s) => groupOf(s.sql).table === q("orders"))!.sql;
@@ -55,10 +56,12 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
         [`${ordersId}-f1`, null],
         [`${ordersId}-f2`, FILTER],
         [`${ordersId}-f3`, "throwIf(1) = 0"],
+        // the orders card_payments reaches through its join
+        [`${ordersId}-f4`, `toString(\`id\`) IN (SELECT toString(\`order_id\`) FROM ${q("payments")} WHERE ${PAYMENTS_FILTER})`],
       ]),
     );
-    expect(orders).toHaveLength(4);
-    expect(run.sent).toHaveLength(1 + 7 + 3);
+    expect(orders).toHaveLength(5);
+    expect(run.sent).toHaveLength(1 + sqlChecks(run.sent).length + 8 + 4);
     const failed = run.results.filter((r) => r.message.includes("ClickHouse error 395"));
     expect(failed.length).toBeGreaterThan(0);
     expect(new Set(failed.map((r) => r.metric))).toEqual(new Set(["throwing_filter"]));
@@ -85,15 +88,16 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     // orders.customer_id is Nullable(UInt32), customers.id UInt64: 18.16 needs equal types in IN.
     expect(orders).toContain(`isNotNull(\`customer_id\`) AND toUInt64(\`customer_id\`) NOT IN (SELECT toUInt64(\`id\`) FROM ${q("customers")})`);
     const customers = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("customers"))!.sql;
-    // customers.id is UInt64: no NULL guards.
-    expect(customers).toContain("(count() - uniqExact(`id`))");
+    // customers is read only where orders reach it, per filter: a semi-join, still no JOIN.
+    const reach = `toString(\`id\`) IN (SELECT toString(\`customer_id\`) FROM ${q("orders")})`;
+    expect(customers).toContain(`(ifNull(countIf(${reach}), 0) - ifNull(uniqExactIf(\`id\`, ${reach}), 0))`);
   });
 
   it("tags every query with a unique query id derived from the scan id", () => {
     const ids = run.sent.map((s) => s.options.queryId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids[0]).toBe(`corr-plan-${engine.name}-schema-default`);
-    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-q\\d+(-f\\d+)?$`));
+    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-(q\\d+(-f\\d+)?|sql\\d+)$`));
     for (const { options } of run.sent) expect(options.signal).toBeInstanceOf(AbortSignal);
   });
 
@@ -136,6 +140,6 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     expect(wide.results.filter((r) => r.status === "warning")).toEqual([]);
     const failing = wide.results.filter((r) => r.status === "failing");
     expect(failing.map((r) => [r.rule, r.check, r.rows_affected, r.rows_total])).toEqual([["measure_not_null", `${last} IS NOT NULL`, 1, 4]]);
-    expect(wide.results).toHaveLength(3 + 3 * WIDE_COLUMNS); // + filter_columns_exist
+    expect(wide.results).toHaveLength(4 + 3 * WIDE_COLUMNS); // + filter_columns_exist, filter_column_not_null (not applicable: note is never NULL)
   });
 });

@@ -1,6 +1,6 @@
 // Runs the daemon's real scan path (executeScan: schema -> plan -> one query per table
 // -> evaluate -> derive) on a real warehouse, recording every query it sends.
-import { judgeAll } from "../../src/evaluate/evaluate.js";
+import { judgeWithBlocked } from "../../src/evaluate/blocked.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
@@ -46,7 +46,7 @@ export async function runScan(
     signal: new AbortController().signal,
   });
   // Every (metric, test) judged on its check's observation, in the snapshot's order.
-  return { ...outcome, results: judgeAll(snapshot.tests, outcome.observations), sent, scanId };
+  return { ...outcome, results: judgeWithBlocked(snapshot.tests, outcome.observations, outcome.blocked), sent, scanId };
 }
 
 /** Opens the engine and seeds the fixture into `db`; the caller closes it with dropFixture. */
@@ -63,9 +63,14 @@ export async function dropFixture(handle: WarehouseHandle | undefined, db: strin
   await handle.close();
 }
 
-/** Table queries only (the schema read from system.columns is the scan's first query). */
+/** The probes asking whether the catalogue's filters and expressions parse (ids `<scan>-sql<n>`). */
+export function sqlChecks(sent: SentQuery[]): SentQuery[] {
+  return sent.filter((q) => /-sql\d+$/.test(q.options.queryId));
+}
+
+/** Table queries only (the schema read from system.columns is the scan's first query, then the SQL checks). */
 export function tableQueries(sent: SentQuery[]): SentQuery[] {
-  return sent.filter((q) => !q.sql.includes("FROM system.columns"));
+  return sent.filter((q) => !q.sql.includes("FROM system.columns") && !/-sql\d+$/.test(q.options.queryId));
 }
 
 /** "`db`.`orders`" and the WHERE text of a planned table query. */

@@ -2,13 +2,15 @@
 // evaluation over a fixture with defects planted at known rows, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { compilerStatusView } from "../../src/services/compiler-service.js";
 import { RULE_IDS } from "../../src/infer/rule-ids.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { EXPECTED_STATUS, expectedResults, type Expected } from "./expected.js";
 import { loadFixtureCatalog, METRIC_NAMES } from "./fixture-catalog.js";
 import { dropFixture, openFixture, runScan, type ScanRun } from "./run-scan.js";
 
-const ROW_RULES = new Set(["measure_not_null", "measure_finite", "measure_non_negative", "count_key_not_null", "dimension_not_null", "join_key_unique", "join_referential_integrity", "timestamp_not_future"]);
+const NOT_ROW_RULES = new Set(["table_not_empty", "columns_exist", "filter_columns_exist", "freshness"]);
 
 function matches(result: TestResult, expected: Expected): boolean {
   if (result.rule !== expected.rule) return false;
@@ -26,11 +28,12 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
   const db = uniqueDatabase("mr_corr");
   let handle: WarehouseHandle | undefined;
   let run: ScanRun;
+  let snapshot: CatalogSnapshot;
   const resultsOf = (metric: string) => run.results.filter((r) => r.metric === metric);
 
   beforeAll(async () => {
     handle = await openFixture(engine, db);
-    const snapshot = await loadFixtureCatalog(db);
+    snapshot = await loadFixtureCatalog(db);
     expect(snapshot.errors).toEqual([]);
     expect(snapshot.metrics.map((m) => m.name)).toEqual([...METRIC_NAMES]);
     run = await runScan(snapshot, handle.warehouse);
@@ -52,7 +55,7 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
         rows_total: want.total,
       });
       if (want.message === null) {
-        expect(ROW_RULES.has(got.rule), label).toBe(true);
+        expect(NOT_ROW_RULES.has(got.rule), label).toBe(false);
         expect(got.message, label).toContain(countText(want.affected, want.total));
       } else if (typeof want.message === "string") expect(got.message, label).toBe(want.message);
       else expect(got.message, label).toMatch(want.message);
@@ -69,8 +72,8 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
 
   it("covers every rule: all pass on the clean metric, each fails somewhere on the defective ones", () => {
     const clean = resultsOf("clean_revenue");
-    // clean_revenue has no filter; the filtered completed_revenue shows that rule passing.
-    expect(new Set(clean.map((r) => r.rule))).toEqual(new Set(RULE_IDS.filter((r) => r !== "filter_columns_exist")));
+    // clean_revenue has no filter; the filtered completed_revenue shows those rules passing.
+    expect(new Set(clean.map((r) => r.rule))).toEqual(new Set(RULE_IDS.filter((r) => r !== "filter_columns_exist" && r !== "filter_column_not_null")));
     expect(clean.filter((r) => r.status !== "passing")).toEqual([]);
     expect(resultsOf("completed_revenue").find((r) => r.rule === "filter_columns_exist")!.status).toBe("passing");
     const failing = new Set(run.results.filter((r) => r.status === "failing").map((r) => r.rule));
@@ -127,5 +130,46 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
     expect(throwing!.message).toMatch(new RegExp(`query ${run.scanId}-q\\d+-f\\d+ failed: ClickHouse error 395`));
     // The String "timestamp" is kept out of the events query, so stale_events is still judged.
     expect(resultsOf("stale_events").find((r) => r.rule === "freshness")!.status).toBe("failing");
+  });
+
+  describe("no false alarms by construction", () => {
+    it("a joined dimension with NULLs only on rows the join never reaches passes", async () => {
+      const segment = (metric: string) => resultsOf(metric).find((r) => r.rule === "dimension_not_null" && r.check.startsWith("segment"))!;
+      // Customers 10 and 20 have a NULL segment; only cancelled orders point at them.
+      expect(segment("order_revenue")).toMatchObject({ status: "failing", rows_affected: 2 });
+      expect(segment("completed_revenue")).toMatchObject({ status: "passing", rows_affected: 0, rows_total: 43 });
+      expect(await handle!.warehouse.query(segment("completed_revenue").sample_sql, { queryId: "fa-segment" })).toEqual([]);
+    });
+
+    it("a selective filter on a freshly loaded table passes freshness (one unfiltered check per table)", async () => {
+      const [row] = (await handle!.warehouse.query(
+        `SELECT toUInt64(now()) - toUInt64(max(sold_at)) AS filtered_age FROM ${db}.clean_sales WHERE id > 90`,
+        { queryId: "fa-fresh" },
+      )) as { filtered_age: string | number }[];
+      expect(Number(row!.filtered_age)).toBeGreaterThan(10 * 60); // stale, were it judged under the filter
+      const fresh = resultsOf("late_sales").find((r) => r.rule === "freshness")!;
+      expect(fresh.status).toBe("passing");
+      // clean_revenue's freshness (1h) and late_sales' (10m) read the same unfiltered max.
+      expect(fresh.sample_sql).toBe(`SELECT max(\`sold_at\`) AS newest, now() AS checked_at FROM \`${db}\`.\`clean_sales\``);
+    });
+
+    it("a filter ClickHouse cannot parse makes its metric unknown and unsafe, and GET /v1/compiler/ir says why", () => {
+      expect(run.statuses.find((s) => s.metric_name === "template_filter")).toMatchObject({ status: "unknown", safe_to_use: false });
+      const errors = compilerStatusView(snapshot).errors.filter((e) => e.metric === "template_filter");
+      expect(errors).toEqual([
+        {
+          metric: "template_filter",
+          file: expect.stringMatching(/\/3-drift\.yaml$/),
+          message: expect.stringMatching(/metric "template_filter": filter "\{\{ Dimension\('order__status'\) \}\} = 'completed'" cannot be parsed by ClickHouse: .*Syntax error/),
+        },
+      ]);
+      // Its SQL never reached a scan query.
+      expect(run.sent.some((s) => !/-sql\d+$/.test(s.options.queryId) && s.sql.includes("Dimension("))).toBe(false);
+    });
+
+    it("a metric none of whose data tests could be evaluated is unknown, never degraded-and-safe", () => {
+      expect(resultsOf("throwing_filter").find((r) => r.rule === "columns_exist")!.status).toBe("passing");
+      expect(run.statuses.find((s) => s.metric_name === "throwing_filter")).toMatchObject({ status: "unknown", safe_to_use: false });
+    });
   });
 });

@@ -36,6 +36,35 @@ describe("deriveStatuses", () => {
   });
 });
 
+describe("a metric nothing vouches for", () => {
+  const notEvaluated = (metric: string, rule = "measure_not_null"): TestResult => ({ ...result(metric, "warning"), rule, message: "not evaluated: query q1 failed: timeout" });
+  it("is unknown and unsafe when none of its data tests could be evaluated, even with its schema checks passing", () => {
+    const statuses = deriveStatuses(
+      ["none", "schema_only", "some", "high_fail", "only_not_applicable"],
+      [
+        notEvaluated("none"),
+        notEvaluated("none", "table_not_empty"),
+        { ...result("schema_only", "passing"), rule: "columns_exist" },
+        notEvaluated("schema_only"),
+        notEvaluated("some"),
+        result("some", "passing"),
+        notEvaluated("high_fail"),
+        { ...result("high_fail", "failing"), rule: "columns_exist" },
+        notEvaluated("only_not_applicable"),
+        { ...result("only_not_applicable", "passing"), message: "not applicable: id is UInt32, never NULL" },
+      ],
+    );
+    expect(statuses.map((s) => [s.metric_name, s.status, s.safe_to_use])).toEqual([
+      ["none", "unknown", false],
+      ["schema_only", "unknown", false],
+      ["some", "degraded", true],
+      // a failing HIGH check still says more than "unknown"
+      ["high_fail", "unreliable", false],
+      ["only_not_applicable", "unknown", false],
+    ]);
+  });
+});
+
 describe("summarize and countTests", () => {
   it("counts statuses including unknown", () => {
     const statuses = deriveStatuses(["a", "b", "c", "d"], [result("a", "passing"), result("b", "failing"), result("c", "warning")]);

@@ -66,9 +66,10 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
     const { d } = session();
     const ir = await d.get("/v1/compiler/ir");
     expect(await d.get("/v1/compiler/status")).toEqual(ir);
-    expect(Object.keys(ir).sort()).toEqual(["compiled_at", "count", "errors", "metrics"]);
+    expect(Object.keys(ir).sort()).toEqual(["compiled_at", "count", "errors", "metrics", "warnings"]);
     expect(ir.count).toBe(14);
     expect(ir.errors).toEqual([]);
+    expect(ir.warnings).toEqual([]);
     expectIso(ir.compiled_at);
     // Exactly what compiling demo/metrics in this process gives (JSON round trip).
     const compiled = await loadCatalogSnapshot(DEMO_METRICS_DIR);
@@ -100,8 +101,9 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
         { name: "warehouse", source_table: null, column: "warehouse" },
         { name: "category", source_table: "shop.products", column: "category" },
       ],
-      joins: [{ table: "shop.products", type: "left", left_column: "product_id", right_column: "id", relationship: "many_to_one" }],
+      joins: [{ table: "shop.products", from_table: "shop.inventory", type: "left", left_column: "product_id", right_column: "id", relationship: "many_to_one" }],
       freshness_seconds: 86_400,
+      source: { format: "ours", file: expect.stringMatching(/^metrics\/.+\.yaml$/) },
     });
     expect(await d.get("/v1/compiler/ir/gross_revenue")).toMatchObject({ measures: [{ alias: "revenue", function: "Sum" }], joins: [] });
   });

@@ -1,24 +1,38 @@
-// Hand-built IR values for the inference tests.
-import type { MetricIR } from "../../src/compile/ir.js";
+// Hand-built IR values for the inference tests. Measures, dimensions and joins may leave out
+// the fields that default (no expr; a join from the base table).
+import type { DimensionIR, JoinIR, MeasureIR, MetricIR } from "../../src/compile/ir.js";
 
-export function structured(overrides: Partial<MetricIR> = {}): MetricIR {
+type Loose<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
+export type LooseIR = Omit<Partial<MetricIR>, "measures" | "dimensions" | "joins"> & {
+  measures?: Loose<MeasureIR, "expr" | "expr_columns">[];
+  dimensions?: Loose<DimensionIR, "expr" | "expr_columns">[];
+  joins?: Loose<JoinIR, "from_table">[];
+};
+
+export function structured(overrides: LooseIR = {}): MetricIR {
+  const { measures, dimensions, joins, ...rest } = overrides;
+  const table = rest.table === undefined ? "shop.orders" : rest.table;
   return {
     name: "gross_revenue",
     kind: "structured",
     datasource: "default",
-    measures: [{ alias: "revenue", function: "Sum", column: "amount" }],
-    dimensions: [],
-    joins: [],
     description: null,
-    table: "shop.orders",
+    table,
+    primary_key: null,
     filter: null,
     filter_columns: [],
     timestamp: null,
     freshness_seconds: null,
     inputs: [],
     tolerances: {},
+    declared_tests: [],
+    source: { format: "ours", file: "metrics/shop.yaml" },
+    metricflow: null,
     file: "metrics/shop.yaml",
-    ...overrides,
+    ...rest,
+    measures: (measures ?? [{ alias: "revenue", function: "Sum", column: "amount" }]).map((m) => ({ expr: null, expr_columns: [], ...m })),
+    dimensions: (dimensions ?? []).map((d) => ({ expr: null, expr_columns: [], ...d })),
+    joins: (joins ?? []).map((j) => ({ from_table: table ?? "", ...j })),
   };
 }
 

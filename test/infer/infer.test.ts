@@ -35,7 +35,7 @@ describe("inferTests", () => {
     const test = inferTests(revenue, all).find((t) => t.rule === "measure_not_null")!;
     expect(test.key).toBe("default|shop.orders|status = 'completed'|measure_not_null|amount IS NOT NULL");
     const join = inferTests(revenue, all).find((t) => t.rule === "join_key_unique")!;
-    expect(join.key).toBe("default|shop.customers||join_key_unique|id is unique in shop.customers");
+    expect(join.key).toBe("default|shop.customers|toString(`id`) IN (SELECT toString(`customer_id`) FROM `shop`.`orders` WHERE status = 'completed')|join_key_unique|id is unique in shop.customers");
   });
 
   it("shares keys across metrics with the same table, filter and check, and not otherwise", () => {

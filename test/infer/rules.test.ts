@@ -28,6 +28,7 @@ const only = (rule: string): InferredTest => {
   return found[0]!;
 };
 const F = "status = 'completed'";
+const REACH = "toString(`id`) IN (SELECT toString(`customer_id`) FROM `shop`.`orders` WHERE status = 'completed')";
 
 describe("inference rules", () => {
   it("table_not_empty: the base table with the filter", () => {
@@ -86,17 +87,20 @@ describe("inference rules", () => {
     expect(only("count_key_not_null")).toMatchObject({ severity: "MEDIUM", confidence: "high", check: "order_id IS NOT NULL", probe: { violation: "`order_id` IS NULL" } });
   });
 
-  it("dimension_not_null: base dimensions with the filter, joined ones on their table without it", () => {
+  it("dimension_not_null: base dimensions with the filter, joined ones on the rows the join reaches", () => {
     const [country, segment] = byRule("dimension_not_null");
     expect(country).toMatchObject({ severity: "MEDIUM", confidence: "high", table: "shop.orders", filter: F, probe: { violation: "isNull(`country`) OR toString(`country`) = ''" } });
-    expect(segment).toMatchObject({ table: "shop.customers", filter: null, columns: [{ table: "shop.customers", column: "segment" }] });
-    expect(segment!.sample_sql).toBe("SELECT * FROM `shop`.`customers` WHERE (isNull(`segment`) OR toString(`segment`) = '') LIMIT 10");
+    expect(segment).toMatchObject({ table: "shop.customers", filter: REACH, columns: [{ table: "shop.customers", column: "segment" }] });
+    expect(segment!.sample_sql).toBe(`SELECT * FROM \`shop\`.\`customers\` WHERE (${REACH}) AND (isNull(\`segment\`) OR toString(\`segment\`) = '') LIMIT 10`);
   });
 
-  it("join_key_unique: scans the joined table", () => {
+  it("join_key_unique: scans the keys of the joined table that the metric's rows reach", () => {
     const test = only("join_key_unique");
-    expect(test).toMatchObject({ severity: "HIGH", confidence: "high", table: "shop.customers", filter: null, probe: { type: "duplicate_keys", key: "`id`" } });
-    expect(test.sample_sql).toBe("SELECT * FROM `shop`.`customers` WHERE `id` IN (SELECT `id` FROM `shop`.`customers` GROUP BY `id` HAVING count() > 1) ORDER BY `id` LIMIT 10");
+    expect(test).toMatchObject({ severity: "HIGH", confidence: "high", table: "shop.customers", filter: REACH, probe: { type: "duplicate_keys", key: "`id`" } });
+    const unfiltered = inferTests(structured({ joins: FULL.joins }), []).find((t) => t.rule === "join_key_unique")!;
+    expect(unfiltered.sample_sql).toBe(
+      "SELECT * FROM `shop`.`customers` WHERE `id` IN (SELECT `id` FROM `shop`.`customers` WHERE (toString(`id`) IN (SELECT toString(`customer_id`) FROM `shop`.`orders`)) GROUP BY `id` HAVING count() > 1) AND (toString(`id`) IN (SELECT toString(`customer_id`) FROM `shop`.`orders`)) ORDER BY `id` LIMIT 10",
+    );
   });
 
   it("join_referential_integrity: scans the base table with the filter", () => {
@@ -114,7 +118,9 @@ describe("inference rules", () => {
     expect(only("timestamp_not_future")).toMatchObject({ severity: "MEDIUM", confidence: "high", probe: { violation: "toDateTime(`created_at`) > now() + 300" } });
     const fresh = only("freshness");
     expect(fresh).toMatchObject({ severity: "HIGH", confidence: "high", name: "newest created_at is at most 6h old", probe: { type: "staleness", column: "`created_at`", maxSeconds: 21_600 } });
-    expect(fresh.sample_sql).toBe("SELECT max(`created_at`) AS newest, now() AS checked_at FROM `shop`.`orders` WHERE (status = 'completed')");
+    // Freshness is the table's loading, not a segment's: never under the metric's filter.
+    expect(fresh.filter).toBeNull();
+    expect(fresh.sample_sql).toBe("SELECT max(`created_at`) AS newest, now() AS checked_at FROM `shop`.`orders`");
     const noFreshness = inferTests(structured({ timestamp: "created_at" }), []);
     expect(noFreshness.map((t) => t.rule)).toContain("timestamp_not_future");
     expect(noFreshness.map((t) => t.rule)).not.toContain("freshness");

@@ -1,12 +1,12 @@
 // Hand-built plain values for service and transport tests.
 import type { MetricIR } from "../../src/compile/ir.js";
-import { structured } from "../infer/fixtures.js";
+import { structured, type LooseIR } from "../infer/fixtures.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import type { InferredTest } from "../../src/infer/types.js";
 import { makeSnapshot, type CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import type { StoredMetricStatus } from "../../src/store/store.js";
 
-export function ir(partial: Partial<MetricIR> & { name: string }): MetricIR {
+export function ir(partial: LooseIR & { name: string }): MetricIR {
   return structured(partial);
 }
 
@@ -67,6 +67,7 @@ export function snapshot(metrics: MetricIR[] = [ir({ name: "gross_revenue" })]):
     metrics,
     tests: metrics.filter((m) => m.kind === "structured").map((m) => inferred(m.name)),
     errors: [{ metric: "broken_metric", file: "metrics/bad.yaml", message: "measures[0].function: invalid" }],
+    warnings: [],
     compiled_at: new Date("2024-05-01T09:00:00Z"),
   });
 }

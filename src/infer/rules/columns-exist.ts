@@ -13,13 +13,21 @@ export function referencedColumns(ir: MetricIR): Map<string, Set<string>> {
   };
   add(ir.table, null);
   for (const join of ir.joins) add(join.table, null);
-  for (const measure of ir.measures) add(ir.table, measure.column);
-  for (const dimension of ir.dimensions) add(dimension.source_table ?? ir.table, dimension.column);
+  for (const measure of ir.measures) {
+    add(ir.table, measure.column);
+    // An expression's columns are lexed: a heuristic, but a renamed column is caught as drift.
+    for (const column of measure.expr_columns) add(ir.table, column);
+  }
+  for (const dimension of ir.dimensions) {
+    add(dimension.source_table ?? ir.table, dimension.column);
+    for (const column of dimension.expr_columns) add(dimension.source_table ?? ir.table, column);
+  }
   for (const join of ir.joins) {
-    add(ir.table, join.left_column);
+    add(join.from_table, join.left_column);
     add(join.table, join.right_column);
   }
   add(ir.table, ir.timestamp);
+  add(ir.table, ir.primary_key);
   // The filter's columns are not listed: SQL predicates cannot be parsed reliably here.
   return byTable;
 }

@@ -25,7 +25,10 @@ export function freshness(ir: MetricIR): InferredTest[] {
       severity: "HIGH",
       confidence: "high",
       table,
-      filter: ir.filter,
+      // Freshness is a property of the table's loading, not of a segment: a selective filter's
+      // newest row may be days old on a table loaded an hour ago. Unfiltered, it is shared by
+      // every metric on the table.
+      filter: null,
       columns: [{ table, column }],
       probe: { type: "staleness", column: quoteIdentifier(column), maxSeconds },
     }),

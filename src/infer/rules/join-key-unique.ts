@@ -3,9 +3,11 @@ import type { MetricIR } from "../../compile/ir.js";
 import { quoteIdentifier } from "../../sql/identifiers.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { reachFilters } from "../value-sql.js";
 
 export function joinKeyUnique(ir: MetricIR): InferredTest[] {
   if (ir.table === null) return [];
+  const reach = reachFilters(ir);
   return ir.joins.map((join) =>
     makeTest(ir, {
       rule: "join_key_unique",
@@ -13,9 +15,9 @@ export function joinKeyUnique(ir: MetricIR): InferredTest[] {
       check: `${join.right_column} is unique in ${join.table}`,
       severity: "HIGH",
       confidence: "high",
-      // The joined table as a whole: the metric's filter is about base rows.
+      // Only keys the metric's rows point at can fan them out.
       table: join.table,
-      filter: null,
+      filter: reach.get(join.table) ?? null,
       columns: [{ table: join.table, column: join.right_column }],
       probe: { type: "duplicate_keys", key: quoteIdentifier(join.right_column) },
     }),

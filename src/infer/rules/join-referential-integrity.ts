@@ -3,6 +3,7 @@ import type { MetricIR } from "../../compile/ir.js";
 import { quoteIdentifier, quoteTable } from "../../sql/identifiers.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { reachFilters } from "../value-sql.js";
 
 /**
  * Rows whose key has no match. A NULL key is not an orphan (it has no key at all); ClickHouse
@@ -17,17 +18,19 @@ export function orphanViolation(leftColumn: string, joinedTable: string, rightCo
 }
 
 export function joinReferentialIntegrity(ir: MetricIR): InferredTest[] {
-  const base = ir.table;
-  if (base === null) return [];
-  return ir.joins.map((join) =>
-    makeTest(ir, {
+  if (ir.table === null) return [];
+  const reach = reachFilters(ir);
+  return ir.joins.map((join) => {
+    // The hop's start: the base table, or (multi-hop) the table joined before, as reached.
+    const base = join.from_table;
+    return makeTest(ir, {
       rule: "join_referential_integrity",
       name: `every ${join.left_column} has a match in ${join.table}.${join.right_column}`,
       check: `${join.left_column} IN (SELECT ${join.right_column} FROM ${join.table})`,
       severity: "HIGH",
       confidence: "high",
       table: base,
-      filter: ir.filter,
+      filter: reach.get(base) ?? null,
       // Base column first: evaluate's message names it, then the joined column; the planner
       // reads both to adapt the key types.
       columns: [
@@ -35,6 +38,6 @@ export function joinReferentialIntegrity(ir: MetricIR): InferredTest[] {
         { table: join.table, column: join.right_column },
       ],
       probe: { type: "rows_where", violation: orphanViolation(join.left_column, join.table, join.right_column) },
-    }),
-  );
+    });
+  });
 }

@@ -1,0 +1,97 @@
+// Asks each datasource whether it can parse the SQL fragments of the catalogue's metrics
+// (see plan/sql-fragments.ts). A chunk that fails with a syntax error is halved until the
+// unparsable fragments are found; a chunk that parses costs one query. Answers are kept in the
+// snapshot, so each fragment is asked once per catalogue, and the errors are served by
+// GET /v1/compiler/ir beside the compile errors.
+import type { CatalogError } from "../catalog/types.js";
+import { metricFragments, parseProbe, probeChunks, SYNTAX_ERROR_CODE } from "../plan/sql-fragments.js";
+import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import { WarehouseError } from "../warehouse/warehouse-error.js";
+import type { Warehouse } from "../warehouse/warehouse.js";
+
+export interface CheckOptions {
+  queryIdPrefix: string;
+  signal?: AbortSignal;
+  /** bytes per probe query; below ClickHouse's max_query_size */
+  maxQuerySize: number;
+}
+
+/** null: parses; a string: ClickHouse's message. Throws on an outage (never a finding). */
+async function parseError(warehouse: Warehouse, texts: string[], options: CheckOptions, id: () => string): Promise<string | null> {
+  try {
+    await warehouse.query(parseProbe(texts), { queryId: id(), ...(options.signal ? { signal: options.signal } : {}) });
+    return null;
+  } catch (error) {
+    if (error instanceof WarehouseError && error.kind === "query") return error.clickhouseCode === SYNTAX_ERROR_CODE ? error.message : null;
+    throw error;
+  }
+}
+
+async function findUnparsable(warehouse: Warehouse, texts: string[], options: CheckOptions, id: () => string, out: Map<string, string>): Promise<void> {
+  const message = await parseError(warehouse, texts, options, id);
+  if (message === null) return;
+  if (texts.length === 1) {
+    out.set(texts[0]!, message);
+    return;
+  }
+  const half = Math.ceil(texts.length / 2);
+  await findUnparsable(warehouse, texts.slice(0, half), options, id, out);
+  await findUnparsable(warehouse, texts.slice(half), options, id, out);
+}
+
+/**
+ * Checks the fragments not yet checked and returns metric name -> error for every metric
+ * with an unparsable fragment (also kept in snapshot.sql_errors). Datasources without a
+ * warehouse are skipped (their tests report the missing datasource).
+ */
+export async function checkCatalogSql(snapshot: CatalogSnapshot, warehouses: ReadonlyMap<string, Warehouse>, options: CheckOptions): Promise<Map<string, CatalogError>> {
+  const checked = (snapshot.sql_checked ??= new Map());
+  const errors = (snapshot.sql_errors ??= new Map());
+  const fragments = snapshot.metrics.flatMap(metricFragments);
+  const pending = new Map<string, Set<string>>(); // datasource -> texts
+  for (const f of fragments) {
+    if (checked.has(`${f.datasource}|${f.text}`) || !warehouses.has(f.datasource)) continue;
+    const set = pending.get(f.datasource) ?? new Set<string>();
+    set.add(f.text);
+    pending.set(f.datasource, set);
+  }
+  let n = 0;
+  const id = () => `${options.queryIdPrefix}-sql${(n += 1)}`;
+  for (const [datasource, texts] of pending) {
+    const warehouse = warehouses.get(datasource)!;
+    const bad = new Map<string, string>();
+    for (const chunk of probeChunks([...texts], options.maxQuerySize - 512)) await findUnparsable(warehouse, chunk, options, id, bad);
+    for (const text of texts) checked.set(`${datasource}|${text}`, bad.get(text) ?? null);
+  }
+  const files = new Map(snapshot.metrics.map((m) => [m.name, m.file]));
+  for (const f of fragments) {
+    const message = checked.get(`${f.datasource}|${f.text}`);
+    if (message == null || errors.has(f.metric)) continue;
+    const file = files.get(f.metric) ?? "";
+    errors.set(f.metric, { metric: f.metric, file, message: `${file}: metric ${JSON.stringify(f.metric)}: ${f.what} ${JSON.stringify(f.text)} cannot be parsed by ClickHouse: ${message}` });
+  }
+  return errors;
+}
+
+/**
+ * Metric name -> reason, for every metric that cannot run: its own SQL does not parse, or
+ * (derived metrics) an input's does, transitively.
+ */
+export function blockedMetrics(snapshot: CatalogSnapshot, errors: ReadonlyMap<string, CatalogError>): Map<string, string> {
+  const blocked = new Map<string, string>();
+  for (const [metric, error] of errors) blocked.set(metric, `not evaluated: ${error.message.slice(error.message.indexOf(": ") + 2)}`);
+  if (blocked.size === 0) return blocked;
+  // Fixed point over derived inputs, bounded by the number of metrics.
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const ir of snapshot.metrics) {
+      if (blocked.has(ir.name)) continue;
+      const input = ir.inputs.find((name) => blocked.has(name));
+      if (input === undefined) continue;
+      blocked.set(ir.name, `not evaluated: input metric ${input} cannot run (${blocked.get(input)!.replace(/^not evaluated: /, "")})`);
+      changed = true;
+    }
+  }
+  return blocked;
+}
