@@ -2,6 +2,7 @@
 // main.ts calls listen(); this module only builds the app.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import express, { type Express, type RequestHandler } from "express";
+import type { Readiness } from "../health/readiness.js";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
@@ -16,7 +17,7 @@ export interface HttpAppOptions {
   services: Services;
   auth: AuthOptions;
   metrics: Pick<Metrics, "registry" | "httpMiddleware">;
-  isReady: () => boolean;
+  readiness: Readiness;
   logger: Logger;
 }
 
@@ -35,7 +36,7 @@ function requestLog(logger: Logger): RequestHandler {
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {
-  const { services, metrics, isReady, logger } = options;
+  const { services, metrics, readiness, logger } = options;
   const authenticate = createAuthenticator(options.auth);
   const app = express();
   app.disable("x-powered-by");
@@ -47,11 +48,15 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
-  app.get("/readyz", (_req, res) => {
-    if (isReady()) res.json({ status: "ready" });
-    else res.status(503).json({ error: { code: "unavailable", message: "not ready" } });
+  app.get("/readyz", async (_req, res) => {
+    const report = await readiness.check();
+    const checks = { checked_at: report.checked_at, store: report.store, warehouses: report.warehouses };
+    if (report.ready) res.json({ status: "ready", ...checks });
+    else res.status(503).json({ error: { code: "unavailable", message: `not ready: ${report.reason}` }, status: "not_ready", ...checks });
   });
   app.get("/metrics", async (_req, res) => {
+    // Refreshes the dependency gauges (cached like /readyz), so a scrape sees a current outage.
+    await readiness.check();
     res.set("Content-Type", metrics.registry.contentType).send(await metrics.registry.metrics());
   });
 
