@@ -19,7 +19,7 @@
 // - USER, CMD, HEALTHCHECK: used to start and probe the result.
 // Install steps need the npm registry; only the start runs without network.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -440,6 +440,18 @@ async function startInNamespace(stage: BuiltStage): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 
+async function checkAndStart(result: BuiltStage, app: string): Promise<void> {
+  const modules = path.join(app, "node_modules");
+  for (const absent of ["chdb", "@typescript", "vitest", "prisma", "tsx"]) {
+    if (existsSync(path.join(modules, absent))) fail(`the image's node_modules contains ${absent}`);
+  }
+  const bytes = duBytes(modules);
+  log(`production node_modules: ${(bytes / 1024 / 1024).toFixed(1)} MB (${bytes} bytes); image app directory: ${(duBytes(app) / 1024 / 1024).toFixed(1)} MB`);
+
+  await startInNamespace(result);
+  log(`image replay passed in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
 const { args, stages } = parseDockerfile(readFileSync(path.join(context, opts.dockerfile), "utf8"));
 const target = opts.target ?? stages.at(-1)!.name;
 const plan = neededStages(stages, target);
@@ -455,16 +467,11 @@ try {
   const app = path.join(result.root, result.workdir);
   log(`stages replayed in ${Math.round((Date.now() - started) / 1000)} s`);
 
-  const modules = path.join(app, "node_modules");
-  for (const absent of ["chdb", "@typescript", "vitest", "prisma", "tsx"]) {
-    if (existsSync(path.join(modules, absent))) fail(`the image's node_modules contains ${absent}`);
+  if (target !== stages.at(-1)!.name) {
+    log(`${target} is not the runtime image (the last stage): replayed, not started`);
+  } else {
+    await checkAndStart(result, app);
   }
-  const bytes = duBytes(modules);
-  log(`production node_modules: ${(bytes / 1024 / 1024).toFixed(1)} MB (${bytes} bytes); image app directory: ${(duBytes(app) / 1024 / 1024).toFixed(1)} MB`);
-  writeFileSync(path.join(work, "node_modules-bytes"), String(bytes));
-
-  await startInNamespace(result);
-  log(`image replay passed in ${Math.round((Date.now() - started) / 1000)} s`);
 } catch (error) {
   process.stderr.write(`replay: FAILED: ${error instanceof ReplayFailure ? error.message : String((error as Error).stack)}\n`);
   process.exitCode = 1;
