@@ -31,6 +31,8 @@ export interface ReadinessOptions {
   isAccepting: () => boolean;
   /** a check younger than this is reused */
   cacheMs?: number;
+  /** how long each dependency may take to answer */
+  pingBudgetMs?: number;
   /** told every fresh result, e.g. to set Prometheus gauges */
   onCheck?: (report: ReadinessReport) => void;
   now?: () => number;
@@ -42,24 +44,41 @@ export interface Readiness {
 
 export const READINESS_CACHE_MS = 5_000;
 
-async function pingOf(target: Pingable, downMessage: string): Promise<DependencyCheck> {
+/**
+ * A dependency that has not answered within this budget counts as down, so /readyz answers well
+ * inside a probe's timeout (the chart's is 3 s) even when a host black-holes its packets: a
+ * warehouse that hangs must not make the probe itself time out, which would mark the pod unready.
+ */
+export const READINESS_PING_BUDGET_MS = 2_000;
+
+async function pingOf(target: Pingable, downMessage: string, budgetMs: number): Promise<DependencyCheck> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<DependencyCheck>((resolve) => {
+    timer = setTimeout(() => resolve({ status: "down", message: `${downMessage} within ${budgetMs / 1000} s` }), budgetMs);
+    timer.unref();
+  });
+  const answer = target.ping().then(
+    (ok): DependencyCheck => (ok ? { status: "up" } : { status: "down", message: downMessage }),
+    (error: unknown): DependencyCheck => ({ status: "down", message: `${downMessage}: ${(error as Error).message}` }),
+  );
   try {
-    return (await target.ping()) ? { status: "up" } : { status: "down", message: downMessage };
-  } catch (error) {
-    return { status: "down", message: `${downMessage}: ${(error as Error).message}` };
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
 export function createReadiness(options: ReadinessOptions): Readiness {
   const cacheMs = options.cacheMs ?? READINESS_CACHE_MS;
+  const budgetMs = options.pingBudgetMs ?? READINESS_PING_BUDGET_MS;
   const now = options.now ?? Date.now;
   let cached: { at: number; report: ReadinessReport } | null = null;
   let inFlight: Promise<ReadinessReport> | null = null;
 
   async function fresh(): Promise<ReadinessReport> {
     const [store, ...warehouses] = await Promise.all([
-      pingOf(options.store, "the store did not answer SELECT 1"),
-      ...[...options.warehouses].map(async ([name, w]) => [name, await pingOf(w, "the warehouse did not answer SELECT 1")] as const),
+      pingOf(options.store, "the store did not answer SELECT 1", budgetMs),
+      ...[...options.warehouses].map(async ([name, w]) => [name, await pingOf(w, "the warehouse did not answer SELECT 1", budgetMs)] as const),
     ]);
     const report: ReadinessReport = {
       ready: store.status === "up",
