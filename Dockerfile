@@ -9,12 +9,16 @@
 #   docker build --target migrate -t metric-reliability:0.1.0-migrate .
 #
 # Install scripts are disabled everywhere (--ignore-scripts): nothing in the dependency tree needs
-# one at run time, and the optional embedded ClickHouse (chdb, ~550 MB) is left out of every stage.
+# one at run time. npm's cache lives in a BuildKit cache mount, so no layer carries it.
+# CI replays the RUN steps of the runtime image's stages from this file (.ci/replay-dockerfile.ts):
+# keep RUN steps relative to WORKDIR.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
-# build: all dependencies except optional ones, Prisma client generation, TypeScript compilation
+# build: every dependency INCLUDING optional ones: TypeScript 7's compiler is the optional
+# per-platform package @typescript/typescript-<os>-<arch>, and --omit=optional would drop it.
+# The optional embedded ClickHouse (chdb) is installed here too, but never leaves this stage.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV CHECKPOINT_DISABLE=1 \
@@ -23,23 +27,26 @@ ENV CHECKPOINT_DISABLE=1 \
     NPM_CONFIG_FUND=false \
     NPM_CONFIG_AUDIT=false
 COPY package.json package-lock.json ./
-RUN npm ci --omit=optional --ignore-scripts
+RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --ignore-scripts
 COPY . .
 # `build` = prisma generate && tsc -p tsconfig.build.json  ->  dist/ (incl. dist/generated/prisma)
 RUN npm run build && test -f dist/main.js
 
 # ---------------------------------------------------------------------------------------------
-# prod-deps: production dependencies only (no dev, no optional)
+# prod-deps: production dependencies only (no dev, no optional: no chdb, no compiler)
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --omit=optional --ignore-scripts && npm cache clean --force
+RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --omit=dev --omit=optional --ignore-scripts \
+ && test ! -e node_modules/chdb && test ! -e node_modules/@typescript
 
 # ---------------------------------------------------------------------------------------------
-# migrate: the build stage plus Prisma's native schema engine, downloaded at build time so the
-# Job needs no internet access. Runs `prisma migrate deploy` (prisma.config.ts, prisma/migrations).
+# migrate: the build stage without optional dependencies, plus Prisma's native schema engine,
+# downloaded at build time so the Job needs no internet access. Runs `prisma migrate deploy`
+# (prisma.config.ts, prisma/migrations).
 FROM build AS migrate
+RUN npm prune --omit=optional --ignore-scripts && test ! -e node_modules/chdb
 # Prisma detects the OpenSSL version to pick the engine build; the slim image has no openssl.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends openssl ca-certificates \
@@ -54,7 +61,8 @@ RUN node node_modules/@prisma/engines/scripts/postinstall.js \
 ENV PRISMA_SCHEMA_ENGINE_BINARY=/usr/local/bin/prisma-schema-engine \
     NODE_ENV=production \
     HOME=/tmp
-USER node
+# numeric: the image's "node" user, so Kubernetes' runAsNonRoot can verify it
+USER 1000:1000
 CMD ["node", "node_modules/prisma/build/index.js", "migrate", "deploy"]
 
 # ---------------------------------------------------------------------------------------------
@@ -64,14 +72,15 @@ WORKDIR /app
 ENV NODE_ENV=production \
     PORT=8080 \
     DATA_DIR=/app/.data
-COPY --from=prod-deps --chown=root:root /app/node_modules ./node_modules
-COPY --from=build --chown=root:root /app/dist ./dist
-COPY --chown=root:root package.json ./
-COPY --chown=root:root prisma ./prisma
-COPY --chown=root:root demo ./demo
+COPY --from=prod-deps --chown=0:0 /app/node_modules ./node_modules
+COPY --from=build --chown=0:0 /app/dist ./dist
+COPY --chown=0:0 package.json ./
+COPY --chown=0:0 prisma ./prisma
+COPY --chown=0:0 demo ./demo
 # The code is root-owned and read-only for the service user; only the data directory is writable.
-RUN mkdir -p /app/.data && chown node:node /app/.data
-USER node
+RUN mkdir -p .data && chown 1000:1000 .data
+# numeric: the image's "node" user, so Kubernetes' runAsNonRoot can verify it
+USER 1000:1000
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { createHttpApp } from "./api/http-app.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { createReadiness } from "./health/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
 import { createReadModel } from "./read-model/read-model.js";
@@ -104,7 +105,9 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   }, STORE_SWEEP_MS);
   sweepTimer.unref();
 
-  let ready = false;
+  // Ready = accepting (started, not shutting down) and the store answers; see health/readiness.ts.
+  let accepting = false;
+  const readiness = createReadiness({ store, warehouses, isAccepting: () => accepting, onCheck: (report) => metrics.setDependencies(report) });
   const app = createHttpApp({
     services: {
       validation: createValidationService({ getSnapshot, scanService }),
@@ -113,7 +116,7 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
     },
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
     metrics,
-    isReady: () => ready,
+    readiness,
     logger,
   });
   const server: Server = await new Promise((resolve, reject) => {
@@ -128,12 +131,12 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   if (config.SCAN_ON_START) {
     await scanService.trigger("startup").catch((error: unknown) => logger.error({ err: error }, "start-up scan could not start"));
   }
-  ready = true;
+  accepting = true;
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      ready = false;
+      accepting = false;
       clearInterval(sweepTimer);
       await scheduler?.stop();
       await scanService.stop();

@@ -3,6 +3,7 @@
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import compression from "compression";
 import express, { type Express, type RequestHandler } from "express";
+import type { Readiness } from "../health/readiness.js";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
@@ -17,7 +18,7 @@ export interface HttpAppOptions {
   services: Services;
   auth: AuthOptions;
   metrics: Pick<Metrics, "registry" | "handler" | "httpMiddleware">;
-  isReady: () => boolean;
+  readiness: Readiness;
   logger: Logger;
 }
 
@@ -36,7 +37,7 @@ function requestLog(logger: Logger): RequestHandler {
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {
-  const { services, metrics, isReady, logger } = options;
+  const { services, metrics, readiness, logger } = options;
   const authenticate = createAuthenticator(options.auth);
   const app = express();
   app.disable("x-powered-by");
@@ -50,11 +51,21 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });
-  app.get("/readyz", (_req, res) => {
-    if (isReady()) res.json({ status: "ready" });
-    else res.status(503).json({ error: { code: "unavailable", message: "not ready" } });
+  app.get("/readyz", async (_req, res) => {
+    const report = await readiness.check();
+    const checks = { checked_at: report.checked_at, store: report.store, warehouses: report.warehouses };
+    if (report.ready) res.json({ status: "ready", ...checks });
+    else res.status(503).json({ error: { code: "unavailable", message: `not ready: ${report.reason}` }, status: "not_ready", ...checks });
   });
-  app.get("/metrics", metrics.handler);
+  app.get(
+    "/metrics",
+    async (_req, _res, next) => {
+      // Refreshes the dependency gauges (cached like /readyz), so a scrape sees a current outage.
+      await readiness.check();
+      next();
+    },
+    metrics.handler,
+  );
 
   registerRoutes(app, services, authenticate);
 

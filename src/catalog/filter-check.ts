@@ -10,6 +10,9 @@ export function filterProblem(filter: string): string | null {
   if (filter.includes("--")) return "must not contain a '--' comment";
   if (filter.includes("/*")) return "must not contain a '/*' comment";
   if (filter.includes("#")) return "must not contain '#' (a comment in current ClickHouse)";
+  // $$ ... $$ / $tag$ ... $tag$ is a string literal in current ClickHouse (a heredoc): it would
+  // swallow the closing parenthesis and whatever SQL follows, up to the next such marker.
+  if (/\$[A-Za-z0-9_]*\$/.test(filter)) return "must not contain a ClickHouse heredoc ($$ or $tag$)";
   let quote: string | null = null;
   let depth = 0;
   for (let i = 0; i < filter.length; i += 1) {

@@ -24,6 +24,8 @@ export interface Metrics {
   observeWarehouseQuery(seconds: number): void;
   /** Seeds the last-success gauge from the store, so every replica reports it, not only the one that scanned. */
   setLastSuccessfulScan(finishedAt: Date): void;
+  /** 1/0 per dependency from the latest readiness check (/readyz, and before every scrape). */
+  setDependencies(report: { store: { status: "up" | "down" } | null; warehouses: Record<string, { status: "up" | "down" }> }): void;
   /** Records http_request_duration_seconds; mount before the routes. */
   httpMiddleware: RequestHandler;
 }
@@ -64,6 +66,17 @@ export function createMetrics(): Metrics {
     name: "metric_reliability_warehouse_query_duration_seconds",
     help: "Duration of warehouse queries issued by scans.",
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const storeUp = new Gauge({
+    name: "metric_reliability_store_up",
+    help: "1 when the history store (PostgreSQL or PGlite) answered the latest readiness check, else 0.",
+    registers: [registry],
+  });
+  const warehouseUp = new Gauge({
+    name: "metric_reliability_warehouse_up",
+    help: "1 when the datasource's ClickHouse answered the latest readiness check, else 0. A down warehouse fails scans but keeps the replica ready.",
+    labelNames: ["datasource"] as const,
     registers: [registry],
   });
   const http = new Histogram({
@@ -117,6 +130,10 @@ export function createMetrics(): Metrics {
     },
     setLastSuccessfulScan(finishedAt) {
       lastSuccess.set(finishedAt.getTime() / 1000);
+    },
+    setDependencies(report) {
+      if (report.store) storeUp.set(report.store.status === "up" ? 1 : 0);
+      for (const [datasource, check] of Object.entries(report.warehouses)) warehouseUp.set({ datasource }, check.status === "up" ? 1 : 0);
     },
     httpMiddleware,
   };

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpApp } from "../../src/api/http-app.js";
 import type { AppRouter } from "../../src/api/trpc/router.js";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
+import { createReadiness } from "../../src/health/readiness.js";
 import { createMetrics } from "../../src/metrics/prometheus.js";
 import { createReadModel } from "../../src/read-model/read-model.js";
 import { createScanService } from "../../src/scan/scan-service.js";
@@ -66,7 +67,13 @@ beforeAll(async () => {
     },
     auth: { keys: [RW], readonlyKeys: [RO] },
     metrics,
-    isReady: () => ready,
+    readiness: createReadiness({
+      store,
+      warehouses: new Map([["default", warehouse]]),
+      isAccepting: () => ready,
+      cacheMs: 0,
+      onCheck: (report) => metrics.setDependencies(report),
+    }),
     logger,
   });
   server = await new Promise<Server>((resolve) => {
@@ -98,10 +105,20 @@ const unavailable = (message: string | RegExp) => ({ error: { code: "unavailable
 describe("HTTP app on the real services", () => {
   it("answers /readyz 503 until the app is ready; /healthz and /metrics at once", async () => {
     expect(await call("/healthz")).toMatchObject({ status: 200, body: { status: "ok" } });
-    expect(await call("/readyz")).toMatchObject({ status: 503, body: { error: { code: "unavailable", message: "not ready" } } });
+    expect(await call("/readyz")).toMatchObject({
+      status: 503,
+      body: { error: { code: "unavailable", message: "not ready: starting or shutting down" }, status: "not_ready", store: null },
+    });
     expect((await call("/metrics")).headers.get("content-type")).toContain("text/plain");
     ready = true;
-    expect(await call("/readyz")).toMatchObject({ status: 200, body: { status: "ready" } });
+    // The warehouse (nothing listens on its port) is down: shown, but the replica is ready.
+    expect(await call("/readyz")).toMatchObject({
+      status: 200,
+      body: { status: "ready", store: { status: "up" }, warehouses: { default: { status: "down", message: "the warehouse did not answer SELECT 1" } } },
+    });
+    const text = (await call("/metrics")).text;
+    expect(text).toMatch(/^metric_reliability_store_up 1$/m);
+    expect(text).toMatch(/^metric_reliability_warehouse_up\{datasource="default"\} 0$/m);
   });
 
   it("before any scan, every catalogue metric is unknown and not safe to use", async () => {
@@ -161,5 +178,11 @@ describe("HTTP app on the real services", () => {
     expect((await call("/v1/reliability/status/no_such_metric", { key: RO })).status).toBe(404);
     expect((await call("/v1/reliability/affected-by/shop.orders", { key: RO })).body.count).toBe(7);
     expect((await call("/healthz")).status).toBe(200);
+    // Not ready without the store, saying so.
+    expect(await call("/readyz")).toMatchObject({
+      status: 503,
+      body: { error: { code: "unavailable", message: "not ready: store: the store did not answer SELECT 1" }, store: { status: "down" } },
+    });
+    expect((await call("/metrics")).text).toMatch(/^metric_reliability_store_up 0$/m);
   });
 });

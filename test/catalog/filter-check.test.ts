@@ -14,4 +14,11 @@ describe("filterProblem", () => {
     expect(filterProblem('name = "x')).toBe('has an unterminated " quote');
     expect(filterProblem("a = 1)")).toBe("has a ')' without a matching '('");
   });
+
+  it("rejects ClickHouse heredocs, which would swallow the rest of the query", () => {
+    for (const heredoc of ["note = $$x$$", "note = $$) OR (1 = 1", "note = $tag$x$tag$", "a = 1 AND b = $$", "note = '$$'"]) {
+      expect(filterProblem(heredoc), heredoc).toBe("must not contain a ClickHouse heredoc ($$ or $tag$)");
+    }
+    for (const ok of ["price_usd > 5", "note = 'costs $5 or $6'"]) expect(filterProblem(ok), ok).toBeNull();
+  });
 });

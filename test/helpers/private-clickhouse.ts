@@ -13,6 +13,8 @@ const SCRIPT = path.resolve(import.meta.dirname, "../../.ci/start-clickhouse.sh"
 
 export interface PrivateClickHouse {
   url: string;
+  /** its config and data directory (config.xml, users.xml, users.d/, data/) */
+  dir: string;
   /** SIGKILL: a crash, connections die mid-query */
   kill(): Promise<void>;
   /** starts it again on the same ports and data directory */
@@ -64,6 +66,7 @@ export async function startPrivateClickHouse(): Promise<PrivateClickHouse> {
   await start();
   return {
     url: `http://127.0.0.1:${httpPort}`,
+    dir,
     kill,
     start,
     async dispose() {

@@ -91,11 +91,15 @@ describe.each(targets)("migrations on $name", (target) => {
     await expect(open()).rejects.toThrow(/failed earlier and is not resolved/);
   });
 
-  it.runIf(target.name === "postgres")("lets several replicas start at once", async () => {
-    const stores = await Promise.all(Array.from({ length: 4 }, () => open()));
-    await Promise.all(stores.map((s) => s.close()));
-    expect(await rows()).toHaveLength(SHIPPED.length);
-  });
+  // PostgreSQL only, not skipped on PGlite: PGlite is one process per data directory (embedded
+  // mode runs one replica), so several replicas on one PGlite store do not exist.
+  if (target.name === "postgres") {
+    it("lets several replicas start at once", async () => {
+      const stores = await Promise.all(Array.from({ length: 4 }, () => open()));
+      await Promise.all(stores.map((s) => s.close()));
+      expect(await rows()).toHaveLength(SHIPPED.length);
+    });
+  }
 });
 
 describe("package root", () => {
