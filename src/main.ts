@@ -114,7 +114,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   return { port, apiKeys, stop };
 }
 
-async function main(): Promise<void> {
+/** `metric-reliability serve` and `node dist/main.js`: the daemon from the environment, until SIGTERM. */
+export async function serve(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -151,5 +152,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  void main();
+  void serve();
 }

@@ -1,0 +1,35 @@
+// The compiled catalogue as the CLI sees it: the daemon's own loader, plus the selection of
+// metrics by name that `tests` and `scan` share.
+import { loadCatalogSnapshot } from "../services/load-catalog.js";
+import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import { CliError } from "./cli-error.js";
+
+export async function loadCatalogue(metricsDir: string): Promise<CatalogSnapshot> {
+  try {
+    return await loadCatalogSnapshot(metricsDir);
+  } catch (error) {
+    throw new CliError(`cannot read the catalogue in ${metricsDir}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The snapshot narrowed to `names` (all metrics when empty): their IR and their tests, which for
+ * a derived metric already include its inputs' tests, in the order asked. An unknown or invalid
+ * name is a usage error.
+ */
+export function selectMetrics(snapshot: CatalogSnapshot, names: readonly string[]): CatalogSnapshot {
+  if (names.length === 0) return snapshot;
+  const known = new Set(snapshot.metrics.map((m) => m.name));
+  for (const name of names) {
+    if (known.has(name)) continue;
+    const error = snapshot.errors.find((e) => e.metric === name);
+    throw new CliError(error ? `metric "${name}" is invalid: ${error.file}: ${error.message}` : `unknown metric "${name}"`);
+  }
+  const wanted = new Set(names);
+  const byName = new Map(snapshot.metrics.map((m) => [m.name, m]));
+  return {
+    ...snapshot,
+    metrics: [...wanted].map((name) => byName.get(name)!),
+    tests: snapshot.tests.filter((t) => wanted.has(t.metric)),
+  };
+}
