@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
 import { createAuthenticator, type AuthOptions } from "./auth.js";
+import { buildOpenApiDocument, OPENAPI_PATH } from "./openapi.js";
 import { errorMiddleware, notFoundHandler } from "./rest/http-errors.js";
 import { registerRoutes } from "./rest/routes.js";
 import { createAppRouter } from "./trpc/router.js";
@@ -53,6 +54,12 @@ export function createHttpApp(options: HttpAppOptions): Express {
   });
   app.get("/metrics", async (_req, res) => {
     res.set("Content-Type", metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+
+  // Open like /healthz: a client generator must be able to read it before it has a key.
+  const openapi = buildOpenApiDocument();
+  app.get(OPENAPI_PATH, (_req, res) => {
+    res.json(openapi);
   });
 
   registerRoutes(app, services, authenticate);
