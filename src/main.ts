@@ -1,8 +1,8 @@
 // Composition root: the only place that wires config, warehouses, store, services and transports.
-import type { Server } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createHttpApp } from "./api/http-app.js";
+import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -26,6 +26,18 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Config, logger: Logger): Promise<Daemon> {
+  // The port first: a busy PORT must not cost a store migration or leave a half-started daemon.
+  const http = await bindHttpServer({ port: config.PORT, host: config.HOST, requestTimeoutSeconds: config.REQUEST_TIMEOUT_SECONDS });
+  try {
+    return await startOnServer(config, logger, http);
+  } catch (error) {
+    http.server.close();
+    throw error;
+  }
+}
+
+async function startOnServer(config: Config, logger: Logger, http: Awaited<ReturnType<typeof bindHttpServer>>): Promise<Daemon> {
+  const { server, port } = http;
   const snapshot = await loadCatalogSnapshot(config.METRICS_DIR);
   for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
   logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length }, "catalogue compiled");
@@ -83,12 +95,15 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
     metrics,
     isReady: () => ready,
     logger,
+    limits: {
+      postRateLimit: config.POST_RATE_LIMIT,
+      postRateLimitWindowSeconds: config.POST_RATE_LIMIT_WINDOW_SECONDS,
+      bodyLimitBytes: config.REQUEST_BODY_LIMIT_BYTES,
+      requestTimeoutSeconds: config.REQUEST_TIMEOUT_SECONDS,
+      scanWaitTimeoutSeconds: config.SCAN_WAIT_TIMEOUT_SECONDS,
+    },
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.PORT;
+  http.attach(app);
   logger.info({ port }, "listening");
 
   const scheduler: Scheduler | null =
@@ -128,7 +143,9 @@ export async function serve(): Promise<void> {
   try {
     daemon = await startDaemon(config, logger);
   } catch (error) {
-    logger.fatal({ err: error }, `start-up failed: ${(error as Error).message}`);
+    // A mistake in the setup is one line for the operator, not a stack trace.
+    if (error instanceof PortInUseError || error instanceof ConfigError) process.stderr.write(`start-up failed: ${error.message}\n`);
+    else logger.fatal({ err: error }, `start-up failed: ${(error as Error).message}`);
     process.exit(1);
   }
   const shutdown = (signal: string) => {

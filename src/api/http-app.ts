@@ -5,7 +5,9 @@ import express, { type Express, type RequestHandler } from "express";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
+import { ERROR_CODES } from "../errors/app-error.js";
 import { createAuthenticator, type AuthOptions } from "./auth.js";
+import { answerDeadline, createWriteLimiter, DEFAULT_LIMITS, type HttpLimits } from "./limits.js";
 import { buildOpenApiDocument, OPENAPI_PATH } from "./openapi.js";
 import { errorMiddleware, notFoundHandler } from "./rest/http-errors.js";
 import { registerRoutes } from "./rest/routes.js";
@@ -19,6 +21,8 @@ export interface HttpAppOptions {
   metrics: Pick<Metrics, "registry" | "httpMiddleware">;
   isReady: () => boolean;
   logger: Logger;
+  /** DEFAULT_LIMITS when not given */
+  limits?: HttpLimits;
 }
 
 /** Logs method, path and status only: never headers (API keys), query strings or bodies. */
@@ -38,6 +42,8 @@ function requestLog(logger: Logger): RequestHandler {
 export function createHttpApp(options: HttpAppOptions): Express {
   const { services, metrics, isReady, logger } = options;
   const authenticate = createAuthenticator(options.auth);
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const limitWrites = createWriteLimiter(limits);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -62,26 +68,35 @@ export function createHttpApp(options: HttpAppOptions): Express {
     res.json(openapi);
   });
 
-  registerRoutes(app, services, authenticate);
+  app.use("/v1", answerDeadline(limits));
+  registerRoutes(app, services, { authenticate, limitWrites, bodyLimitBytes: limits.bodyLimitBytes });
 
   app.use(
     "/trpc",
-    (_req, res, next) => {
+    (req, res, next) => {
       res.locals[ROUTE_LABEL_LOCAL] = "/trpc";
+      // A mutation without input needs no body, and `curl -X POST` sends no Content-Type:
+      // read an empty body as JSON instead of refusing it (REST accepts the same request).
+      const empty = req.headers["content-length"] === "0" || (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined);
+      if (req.method === "POST" && req.headers["content-type"] === undefined && empty) req.headers["content-type"] = "application/json";
       next();
     },
     createExpressMiddleware({
       router: createAppRouter(services),
-      createContext: contextFactory(authenticate),
-      // Same headers as REST: WWW-Authenticate on 401, Retry-After etc. from the AppError.
-      responseMeta: ({ errors }) => {
+      createContext: contextFactory(authenticate, limitWrites, limits),
+      maxBodySize: limits.bodyLimitBytes,
+      // Same headers as REST: WWW-Authenticate on 401, Retry-After etc. from the AppError; and
+      // for a single call, the HTTP status of its AppError code, as REST answers it (tRPC would
+      // say 415/413/405 for its own request errors, which are our bad_request).
+      responseMeta: ({ errors, info }) => {
         const headers: Record<string, string> = {};
         for (const error of errors) {
           const appError = appErrorOf(error);
           Object.assign(headers, appError.headers);
           if (appError.code === "unauthorized") headers["WWW-Authenticate"] = "Bearer";
         }
-        return { headers };
+        const single = errors.length === 1 && !info?.isBatchCall;
+        return single ? { headers, status: ERROR_CODES[appErrorOf(errors[0]).code].http } : { headers };
       },
       onError: ({ error, path }) => {
         if (appErrorOf(error).code === "internal") logger.error({ err: error.cause ?? error, procedure: path }, "tRPC procedure failed");

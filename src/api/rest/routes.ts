@@ -2,10 +2,15 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
 import type { Services } from "../../services/types.js";
 import type { Access, Authenticator } from "../auth.js";
+import type { WriteLimiter } from "../limits.js";
 import { metricNameInput, parseInput, scanIdInput, scanInput, tableInput } from "../schemas.js";
 
-/** Body size cap for POST routes: no endpoint takes a body, so anything large is abuse. */
-const JSON_LIMIT = "16kb";
+export interface RouteOptions {
+  authenticate: Authenticator;
+  limitWrites: WriteLimiter;
+  /** body size cap for POST routes: no endpoint takes a body, so anything large is abuse */
+  bodyLimitBytes: number;
+}
 
 function requireAccess(authenticate: Authenticator, need: Access): RequestHandler {
   return (req, _res, next) => {
@@ -14,23 +19,35 @@ function requireAccess(authenticate: Authenticator, need: Access): RequestHandle
   };
 }
 
+/** Sends the answer unless the deadline (limits.ts) has already answered 503. */
+function send(res: Response, status: number, body: unknown): void {
+  if (!res.headersSent) res.status(status).json(body);
+}
+
 /** Express 5 forwards a rejected promise to the error middleware, so no try/catch here. */
 const ok =
   (handler: (req: Request) => Promise<unknown>): RequestHandler =>
   async (req: Request, res: Response) => {
-    res.status(200).json(await handler(req));
+    send(res, 200, await handler(req));
   };
 
-export function registerRoutes(app: Express, services: Services, authenticate: Authenticator): void {
+export function registerRoutes(app: Express, services: Services, options: RouteOptions): void {
+  const { authenticate, limitWrites } = options;
   // Auth runs per route (after routing), so the HTTP metrics label 401s with the route pattern.
   const read = requireAccess(authenticate, "read");
-  const write = requireAccess(authenticate, "write");
+  const authorizeWrite = requireAccess(authenticate, "write");
+  // Counted only once the key is known to be a read-write key.
+  const limited: RequestHandler = async (req, _res, next) => {
+    await limitWrites(req.headers.authorization);
+    next();
+  };
+  const write = [authorizeWrite, limited];
   // Parsed only after auth, so an anonymous caller cannot make us parse anything.
-  const body = express.json({ limit: JSON_LIMIT });
+  const body = express.json({ limit: options.bodyLimitBytes });
   const { validation, compiler, reliability } = services;
 
   app.get("/v1/validation/tests", read, ok(() => validation.listTests()));
-  app.post("/v1/semantic-tests/run", write, body, ok(() => validation.runTests()));
+  app.post("/v1/semantic-tests/run", ...write, body, ok(() => validation.runTests()));
 
   app.get("/v1/compiler/ir", read, ok(() => compiler.status()));
   app.get("/v1/compiler/status", read, ok(() => compiler.status()));
@@ -39,11 +56,11 @@ export function registerRoutes(app: Express, services: Services, authenticate: A
   app.get("/v1/reliability/status", read, ok(() => reliability.status()));
   app.get("/v1/reliability/status/:name", read, ok((req) => reliability.metricStatus(parseInput(metricNameInput, req.params).name)));
   app.get("/v1/reliability/affected-by/:table", read, ok((req) => reliability.affectedBy(parseInput(tableInput, req.params).table)));
-  app.post("/v1/reliability/scan", write, body, async (req, res) => {
+  app.post("/v1/reliability/scan", ...write, body, async (req, res) => {
     const wait = parseInput(scanInput, req.query).wait ?? false;
     const scan = await reliability.triggerScan({ wait });
     // 202: accepted and still running; 200: the finished scan (?wait=true).
-    res.status(wait ? 200 : 202).json(scan);
+    send(res, wait ? 200 : 202, scan);
   });
   app.get("/v1/reliability/scans/:id", read, ok((req) => reliability.getScan(parseInput(scanIdInput, req.params).id)));
 }
