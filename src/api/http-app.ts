@@ -2,6 +2,7 @@
 // main.ts calls listen(); this module only builds the app.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import express, { type Express, type RequestHandler } from "express";
+import { pinoHttp } from "pino-http";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
@@ -25,18 +26,29 @@ export interface HttpAppOptions {
   limits?: HttpLimits;
 }
 
-/** Logs method, path and status only: never headers (API keys), query strings or bodies. */
+type SerializedReq = { method?: string; url?: string };
+
+/**
+ * One line per request (pino-http): method, path and status only, never headers (API keys),
+ * query strings or bodies. The path is the original URL's, so tRPC lines keep their /trpc prefix.
+ * Probes log at debug. A 5xx is logged here like any request; its error is logged once, by the
+ * error handler of its transport.
+ */
 function requestLog(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const started = performance.now();
-    res.once("finish", () => {
-      const probe = req.path === "/healthz" || req.path === "/readyz" || req.path === "/metrics";
-      const entry = { method: req.method, path: req.path.slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) };
-      if (probe) logger.debug(entry, "request");
-      else logger.info(entry, "request");
-    });
-    next();
-  };
+  const pathOf = (url: string | undefined) => (url ?? "").split("?")[0]!.slice(0, 200);
+  const probes = new Set(["/healthz", "/readyz", "/metrics"]);
+  return pinoHttp({
+    logger,
+    customLogLevel: (req) => (probes.has(pathOf((req as { originalUrl?: string }).originalUrl ?? req.url)) ? "debug" : "info"),
+    customSuccessMessage: () => "request",
+    customErrorMessage: () => "request",
+    // pino-http invents an Error for a 5xx; the real one is logged by the error handler.
+    customErrorObject: (_req, _res, _error, value: Record<string, unknown>) => ({ req: value.req, res: value.res, responseTime: value.responseTime }),
+    serializers: {
+      req: (req: SerializedReq) => ({ method: req.method, path: pathOf(req.url) }),
+      res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
+    },
+  });
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {

@@ -63,7 +63,8 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       metrics.observeScan(record.trigger, "succeeded", seconds, finishedAt);
       metrics.setStatuses(outcome.statuses);
       metrics.setTestCounts(scan.summary ?? { passing: 0, failing: 0, warning: 0 });
-      log.info({ seconds, summary: scan.summary }, "scan succeeded");
+      // Milliseconds are precision enough for a log line (no 1.282060954999999).
+      log.info({ seconds: Math.round(seconds * 1000) / 1000, summary: scan.summary }, "scan succeeded");
       await store.prune(new Date(finishedAt.getTime() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
         log.warn({ err: error }, "pruning history failed");
       });
