@@ -16,6 +16,8 @@ export interface ScanOptions {
   timeout: string;
 }
 
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 /** SIGINT cancels the warehouse queries; a second one leaves at once. */
 function interruptible(): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
@@ -58,7 +60,7 @@ export async function scanCommand(ctx: CliContext, options: ScanOptions): Promis
       const snapshot = selectMetrics(await loadCatalogue(ctx.config.METRICS_DIR), options.metric);
       verdicts = await scanLocally(ctx.config, snapshot, ctx.logger, {
         signal: interrupt.signal,
-        onProgress: (p) => progress.update(`scanning ${snapshot.metrics.length} metrics over ${p.tables} tables: ${p.queriesDone} queries done`),
+        onProgress: (p) => progress.update(`scanning ${count(snapshot.metrics.length, "metric")} over ${count(p.tables, "table")}: ${count(p.queriesDone, "query", "queries")} done`),
       });
     }
   } finally {
