@@ -74,7 +74,7 @@ export async function scanRemotely(options: RemoteOptions, names: readonly strin
   const entries: StatusEntryView[] = [];
   let cursor: string | null | undefined = null;
   do {
-    const query: string = cursor ? `?cursor=${encodeURIComponent(cursor)}` : "";
+    const query: string = `?limit=10000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
     const page: ListingPage = await call<ListingPage>(options, "GET", `v1/reliability/status${query}`, "status listing");
     entries.push(...page.metrics);
     cursor = page.next_cursor;
