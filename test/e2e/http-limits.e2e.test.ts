@@ -7,6 +7,7 @@ import { TRPCClientError } from "@trpc/client";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RO_KEY, RW_KEY, combinations, launch, type Backend, type RunningDaemon } from "./daemon-harness.js";
+import { responseValidator } from "./openapi-validator.js";
 
 const KEY_B = "limits-second-write-key-0123456789";
 const KEY_C = "limits-third-write-key-0123456789";
@@ -57,6 +58,7 @@ describe(`rate limit, body limit and content type [${embedded.label}]`, () => {
     const retryAfter = Number(limited.headers["retry-after"]);
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
     expect(limited.body).toEqual({ error: { code: "rate_limited", message: expect.stringMatching(/^too many write requests with this API key \(limit 2 per 60s\); retry in \d+s$/) } });
+    responseValidator((await d.request("GET", "/v1/openapi.json")).body).validate("post", "/v1/semantic-tests/run", limited);
 
     // tRPC mutations share the key's budget, and keep tRPC's envelope.
     const raw = await d.request("POST", "/trpc/reliability.scan", { key: RW_KEY, headers: { "content-type": "application/json" }, body: "{}" });
@@ -78,6 +80,7 @@ describe(`rate limit, body limit and content type [${embedded.label}]`, () => {
     const rest = await d.request("POST", "/v1/reliability/scan", { key: KEY_C, headers: { "content-type": "application/json" }, body });
     expect(rest.status).toBe(400);
     expect(rest.body).toEqual({ error: { code: "bad_request", message: "request body too large (limit 64 bytes)" } });
+    responseValidator((await d.request("GET", "/v1/openapi.json")).body).validate("post", "/v1/reliability/scan", rest);
     const trpc = await d.request("POST", "/trpc/reliability.scan", { key: KEY_C, headers: { "content-type": "application/json" }, body });
     expect(trpc.status).toBe(400);
     expect(trpc.body.error.data).toMatchObject({ code: "BAD_REQUEST", httpStatus: 400, appCode: "bad_request" });
@@ -134,6 +137,7 @@ describe.skipIf(server.skip !== null)(`request timeouts [${server.label}]${serve
       const read = await d.request("GET", `/v1/reliability/scans/${scanId}`, { key: RW_KEY });
       expect(read.status).toBe(503);
       expect(read.body).toEqual({ error: { code: "unavailable", message: expect.stringMatching(/^request timed out after 1s/) } });
+      responseValidator((await d.request("GET", "/v1/openapi.json")).body).validate("get", "/v1/reliability/scans/{id}", read);
       expect(Date.now() - started).toBeLessThan(5_000);
 
       const trpcRead = await trpcFailure(d.trpc(RW_KEY, "single").reliability.scanById.query({ id: scanId }));
