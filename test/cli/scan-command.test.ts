@@ -65,6 +65,15 @@ describeCombinations("metric-reliability scan", (combination) => {
       expect(JSON.parse(run.stdout).safe_to_use).toBe(false);
     });
 
+    it("scans a derived metric with its inputs' tests (revenue_per_order inherits gross_revenue's defect)", async () => {
+      expect(EXPECTED_STATUS.revenue_per_order).toBe("unreliable");
+      const run = await runCli(["scan", "--metric", "revenue_per_order", "--json"], env);
+      expect(run.code, run.stderr).toBe(1);
+      const [verdict] = JSON.parse(run.stdout).metrics;
+      expect(verdict).toMatchObject({ metric_name: "revenue_per_order", status: "unreliable", safe_to_use: false });
+      expect(verdict.failing_tests.map((t: { rule: string }) => t.rule)).toEqual(problemsOf("revenue_per_order").map((p) => p.rule));
+    });
+
     it("exits 2 for an unknown metric, before touching the warehouse", async () => {
       const run = await runCli(["scan", "--metric", "no_such_metric"], env);
       expect(run.code).toBe(2);
