@@ -1,12 +1,12 @@
 // The HTTP transport: REST /v1, tRPC /trpc, and the open operational endpoints.
-// main.ts calls listen(); this module only builds the app.
+// This module only builds the app; main.ts attaches it to the server bound by http-server.ts.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import express, { type Express, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
+import { ERROR_CODES } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
-import { ERROR_CODES } from "../errors/app-error.js";
 import { createAuthenticator, type AuthOptions } from "./auth.js";
 import { answerDeadline, createWriteLimiter, DEFAULT_LIMITS, type HttpLimits } from "./limits.js";
 import { buildOpenApiDocument, OPENAPI_PATH } from "./openapi.js";
