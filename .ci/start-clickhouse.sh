@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Starts a private ClickHouse server (Debian's clickhouse-server, 18.16 on Debian 12) on
 # 127.0.0.1:8123 for tests and CI. Idempotent: exits 0 at once when a server already answers.
+# MR_CLICKHOUSE_HTTP_PORT / MR_CLICKHOUSE_TCP_PORT / MR_CLICKHOUSE_DIR start another one beside it
+# (tests that stop or crash "their own" ClickHouse use that, never the shared one).
 # The server runs from a copy of /etc/clickhouse-server with every path rewritten into
 # $MR_CLICKHOUSE_DIR, so it needs no systemd, no clickhouse user and no /var/lib changes
 # (running as root is fine this way).
 set -euo pipefail
 
 DIR="${MR_CLICKHOUSE_DIR:-/tmp/mr-clickhouse}"
-URL="http://127.0.0.1:8123"
+HTTP_PORT="${MR_CLICKHOUSE_HTTP_PORT:-8123}"
+TCP_PORT="${MR_CLICKHOUSE_TCP_PORT:-9000}"
+URL="http://127.0.0.1:$HTTP_PORT"
 
 if [ "$(curl -s --max-time 2 "$URL/ping" 2>/dev/null || true)" = "Ok." ]; then
   echo "clickhouse: already running at $URL ($(curl -s "$URL/?query=SELECT%20version()"))"
@@ -46,6 +50,9 @@ sed -i \
   -e "s|<format_schema_path>[^<]*</format_schema_path>|<format_schema_path>$DIR/format_schemas/</format_schema_path>|" \
   -e "s|<log>[^<]*</log>|<log>$DIR/log/clickhouse-server.log</log>|" \
   -e "s|<errorlog>[^<]*</errorlog>|<errorlog>$DIR/log/clickhouse-server.err.log</errorlog>|" \
+  -e "s|<http_port>[^<]*</http_port>|<http_port>$HTTP_PORT</http_port>|" \
+  -e "s|<tcp_port>[^<]*</tcp_port>|<tcp_port>$TCP_PORT</tcp_port>|" \
+  -e "/<tcp_port_secure>/d" -e "/<https_port>/d" -e "/<interserver_http_port>/d" -e "/<mysql_port>/d" \
   "$DIR/config.xml"
 
 # The default user must be free to set readonly=1 per query (the daemon does that on every

@@ -3,6 +3,7 @@
 import os from "node:os";
 import pLimit from "p-limit";
 import type { MetricStatus } from "../src/derive/types.js";
+import { judgeAll } from "../src/evaluate/evaluate.js";
 import type { TestResult } from "../src/evaluate/types.js";
 import { executeScan } from "../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../src/services/catalog-snapshot.js";
@@ -39,16 +40,17 @@ export async function runService(snapshot: CatalogSnapshot, inner: Warehouse, co
     signal: new AbortController().signal,
   });
   const ms = performance.now() - started;
-  // evaluate() returns one result per input test, in the snapshot's order.
+  // One result per test, in the snapshot's order.
+  const results = judgeAll(snapshot.tests, outcome.observations);
   const findings: Findings = new Map();
   snapshot.tests.forEach((test, i) => {
-    const result = outcome.results[i]!;
+    const result = results[i]!;
     // Schema tests and non-applicable ones (NaN check on a non-float) are not table scans.
     if (test.probe.type === "schema" || result.message.startsWith("not applicable")) return;
     if (result.message.startsWith("not evaluated")) return; // shows up as a disagreement
     findings.set(test.key, test.probe.type === "not_empty" ? result.rows_total : result.rows_affected);
   });
-  return { ms, findings, queries: counts.total, counts, results: outcome.results, statuses: outcome.statuses };
+  return { ms, findings, queries: counts.total, counts, results, statuses: outcome.statuses };
 }
 
 /** (b) and (c): the given queries, at most `concurrency` at a time, as the service runs its own. */

@@ -34,7 +34,7 @@ const FILTERS = [undefined, "kind = 'a'", "qty > 2"];
 
 const tableName = (i: number) => `t${String(i).padStart(3, "0")}`;
 
-function wideStatements(db: string, tables: number, rows: number): string[] {
+export function wideStatements(db: string, tables: number, rows: number): string[] {
   const k = Math.max(1, Math.floor(rows / DEFECTS));
   const statements = [`DROP DATABASE IF EXISTS ${quoteIdentifier(db)}`, `CREATE DATABASE ${quoteIdentifier(db)}`];
   for (let i = 0; i < tables; i += 1) {
@@ -50,7 +50,7 @@ function wideStatements(db: string, tables: number, rows: number): string[] {
   return statements;
 }
 
-function wideMetrics(db: string, tables: number, metrics: number): Record<string, MetricSpec[]> {
+export function wideMetrics(db: string, tables: number, metrics: number): Record<string, MetricSpec[]> {
   const files: Record<string, MetricSpec[]> = {};
   const perTable = Math.ceil(metrics / tables);
   for (let n = 0; n < metrics; n += 1) {

@@ -7,6 +7,7 @@ import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
+import { createReadModel } from "./read-model/read-model.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
 import { createCompilerService } from "./services/compiler-service.js";
@@ -16,8 +17,13 @@ import { createValidationService } from "./services/validation-service.js";
 import { createStore } from "./store/prisma-store.js";
 import { createWarehouses } from "./warehouse/create-warehouses.js";
 
-/** How often every replica re-reads statuses from the store for /metrics and aborts scans whose process died. */
+/**
+ * How often every replica asks the store for a newer succeeded scan (one indexed row; the read
+ * model reloads only then) and aborts scans whose process died.
+ */
 const STORE_SWEEP_MS = 30_000;
+/** Status periods each metric keeps in memory for GET /v1/reliability/status/:name. */
+const HISTORY_LIMIT = 50;
 
 export interface Daemon {
   port: number;
@@ -38,9 +44,11 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
 
 async function startOnServer(config: Config, logger: Logger, http: Awaited<ReturnType<typeof bindHttpServer>>): Promise<Daemon> {
   const { server, port } = http;
+  const compileStarted = performance.now();
   const snapshot = await loadCatalogSnapshot(config.METRICS_DIR);
+  const compileMs = Math.round(performance.now() - compileStarted);
   for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
-  logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length }, "catalogue compiled");
+  logger.info({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length, ms: compileMs }, "catalogue compiled");
 
   const apiKeys = [...config.API_KEYS];
   if (apiKeys.length === 0 && config.API_READONLY_KEYS.length === 0) {
@@ -53,7 +61,12 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   }
 
   const warehouses = await createWarehouses(config, logger);
-  const store = await createStore({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, logger });
+  const store = await createStore({
+    databaseUrl: config.DATABASE_URL,
+    dataDir: config.DATA_DIR,
+    logger,
+    transactionTimeoutMs: config.STORE_TRANSACTION_TIMEOUT_SECONDS * 1000,
+  });
   // Scans whose process died (no heartbeat for a while) are aborted here and on every refresh
   // tick; a scan another live replica runs keeps beating and is left alone.
   const abortOrphans = async () => {
@@ -64,6 +77,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
 
   const metrics = createMetrics();
   const getSnapshot = () => snapshot;
+  const readModel = createReadModel({ store, getSnapshot, historyLimit: HISTORY_LIMIT, logger });
   const scanService = createScanService({
     getSnapshot,
     warehouses,
@@ -73,13 +87,17 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     concurrency: config.SCAN_CONCURRENCY,
     maxQuerySize: config.MAX_QUERY_SIZE,
     retentionDays: config.HISTORY_RETENTION_DAYS,
+    afterScan: () => readModel.refresh({ force: true }),
+    currentObservations: () => readModel.view().observations,
   });
-  const reliability = createReliabilityService({ getSnapshot, store, scanService });
-  const refreshMetrics = () =>
+  const reliability = createReliabilityService({ readModel, store, scanService });
+  // /metrics follows the read model: every new view (own scan, another replica's) resets the gauges.
+  readModel.onChange(() => {
     reliability.refreshMetrics(metrics).catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
-  await refreshMetrics();
+  });
+  await readModel.refresh({ force: true });
   const sweepTimer = setInterval(() => {
-    void refreshMetrics();
+    readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, "refreshing the read model from the store failed"));
     abortOrphans().catch((error: unknown) => logger.warn({ err: error }, "aborting orphaned scans failed"));
   }, STORE_SWEEP_MS);
   sweepTimer.unref();

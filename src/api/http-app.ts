@@ -1,6 +1,7 @@
 // The HTTP transport: REST /v1, tRPC /trpc, and the open operational endpoints.
 // This module only builds the app; main.ts attaches it to the server bound by http-server.ts.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
+import compression from "compression";
 import express, { type Express, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
 import { ERROR_CODES } from "../errors/app-error.js";
@@ -19,7 +20,7 @@ import { appErrorOf } from "./trpc/trpc-errors.js";
 export interface HttpAppOptions {
   services: Services;
   auth: AuthOptions;
-  metrics: Pick<Metrics, "registry" | "httpMiddleware">;
+  metrics: Pick<Metrics, "registry" | "handler" | "httpMiddleware">;
   isReady: () => boolean;
   logger: Logger;
   /** DEFAULT_LIMITS when not given */
@@ -62,6 +63,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   app.use(metrics.httpMiddleware);
   app.use(requestLog(logger));
+  // gzip (or deflate) when the client accepts it: listings at 10,000 metrics are megabytes of JSON.
+  app.use(compression());
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
@@ -70,9 +73,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     if (isReady()) res.json({ status: "ready" });
     else res.status(503).json({ error: { code: "unavailable", message: "not ready" } });
   });
-  app.get("/metrics", async (_req, res) => {
-    res.set("Content-Type", metrics.registry.contentType).send(await metrics.registry.metrics());
-  });
+  app.get("/metrics", metrics.handler);
 
   // Open like /healthz: a client generator must be able to read it before it has a key.
   const openapi = buildOpenApiDocument();

@@ -32,45 +32,37 @@ export const waitFlag = z.union([z.boolean(), z.enum(["true", "false"]).transfor
   error: "expected true or false",
 });
 
+/** A whole number in tRPC; in a query string its decimal digits. */
+export const pageLimit = z
+  .union([z.number(), z.string().max(6, { error: "expected a whole number from 1 to 10000" }).regex(/^\d+$/, { error: "expected a whole number from 1 to 10000" }).transform(Number)], {
+    error: "expected a whole number from 1 to 10000",
+  })
+  .pipe(z.number().int({ error: "expected a whole number from 1 to 10000" }).min(1, { error: "expected a whole number from 1 to 10000" }).max(10_000, { error: "expected a whole number from 1 to 10000" }));
+
+/** Opaque: the next_cursor of a previous page. */
+export const pageCursor = z
+  .string({ error: "expected a string" })
+  .max(128, { error: "expected a cursor returned as next_cursor" })
+  .regex(/^[A-Za-z0-9_-]+$/, { error: "expected a cursor returned as next_cursor" });
+
+export const ruleId = z
+  .string({ error: "expected a string" })
+  .max(64, { error: "expected a rule id" })
+  .regex(/^[a-z][a-z0-9_]*$/, { error: "expected a rule id (snake_case)" });
+
+export const reliabilityStatus = z.enum(["healthy", "degraded", "unreliable", "unknown"], { error: "expected healthy, degraded, unreliable or unknown" });
+
+const page = { limit: pageLimit.optional(), cursor: pageCursor.optional() };
+export const testListingQuery = z.object({ ...page, metric: metricName.optional(), rule: ruleId.optional(), table: tableName.optional() });
+export const statusListingQuery = z.object({ ...page, metric: metricName.optional(), status: reliabilityStatus.optional(), table: tableName.optional() });
+export const irListingQuery = z.object({ ...page, metric: metricName.optional(), table: tableName.optional() });
+
 export const metricNameInput = z.object({ name: metricName });
 export const tableInput = z.object({ table: tableName });
 export const scanIdInput = z.object({ id: scanId });
 export const scanInput = z.object({ wait: waitFlag.optional() });
 
 export type ScanInput = z.output<typeof scanInput>;
-
-// Pagination and filters of the three list endpoints. Every field is optional: without them a
-// list answers its first page (or everything, before pagination is wired).
-export const pageLimit = z.coerce
-  .number({ error: "expected an integer from 1 to 10000" })
-  .int({ error: "expected an integer from 1 to 10000" })
-  .min(1, { error: "expected an integer from 1 to 10000" })
-  .max(10_000, { error: "expected an integer from 1 to 10000" });
-/** Opaque: whatever `next_cursor` of the previous page said. */
-export const pageCursor = z
-  .string({ error: "expected a string" })
-  .min(1, { error: "expected the next_cursor of a previous page" })
-  .max(512, { error: "expected the next_cursor of a previous page" });
-const RULE_ID = /^[a-z][a-z0-9_]{0,63}$/;
-export const ruleFilter = z
-  .string({ error: "expected a string" })
-  .max(64, { error: "expected a rule id" })
-  .regex(RULE_ID, { error: `expected a rule id matching ${RULE_ID.source}` });
-export const reliabilityStatusFilter = z.enum(["healthy", "degraded", "unreliable", "unknown"], {
-  error: "expected healthy, degraded, unreliable or unknown",
-});
-
-const page = { limit: pageLimit.optional(), cursor: pageCursor.optional() };
-/** GET /v1/validation/tests, tRPC validation.tests */
-export const testListingQuery = z.object({ ...page, metric: metricName.optional(), rule: ruleFilter.optional(), table: tableName.optional() });
-/** GET /v1/reliability/status, tRPC reliability.status */
-export const statusListingQuery = z.object({ ...page, status: reliabilityStatusFilter.optional() });
-/** GET /v1/compiler/ir (= /v1/compiler/status), tRPC compiler.ir / compiler.status */
-export const irListingQuery = z.object({ ...page, table: tableName.optional() });
-
-export type TestListingQuery = z.output<typeof testListingQuery>;
-export type StatusListingQuery = z.output<typeof statusListingQuery>;
-export type IrListingQuery = z.output<typeof irListingQuery>;
 
 /** One line naming the parameter of the first problem, e.g. `invalid name: expected a metric name ...`. */
 export function issuesMessage(issues: readonly { path?: readonly PropertyKey[]; message: string }[]): string {

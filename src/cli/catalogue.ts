@@ -1,7 +1,7 @@
 // The compiled catalogue as the CLI sees it: the daemon's own loader, plus the selection of
 // metrics by name that `tests` and `scan` share.
 import { loadCatalogSnapshot } from "../services/load-catalog.js";
-import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import { makeSnapshot, type CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { CliError } from "./cli-error.js";
 
 export async function loadCatalogue(metricsDir: string): Promise<CatalogSnapshot> {
@@ -25,11 +25,11 @@ export function selectMetrics(snapshot: CatalogSnapshot, names: readonly string[
     const error = snapshot.errors.find((e) => e.metric === name);
     throw new CliError(error ? `metric "${name}" is invalid: ${error.file}: ${error.message}` : `unknown metric "${name}"`);
   }
-  const wanted = new Set(names);
-  const byName = new Map(snapshot.metrics.map((m) => [m.name, m]));
-  return {
-    ...snapshot,
-    metrics: [...wanted].map((name) => byName.get(name)!),
-    tests: snapshot.tests.filter((t) => wanted.has(t.metric)),
-  };
+  const wanted = [...new Set(names)];
+  return makeSnapshot({
+    metrics: wanted.map((name) => snapshot.metricsByName.get(name)!),
+    tests: wanted.flatMap((name) => snapshot.testsByMetric.get(name) ?? []),
+    errors: snapshot.errors,
+    compiled_at: snapshot.compiled_at,
+  });
 }

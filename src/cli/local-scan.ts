@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../logger.js";
+import { judgeAll } from "../evaluate/evaluate.js";
 import { executeScan } from "../scan/execute-scan.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { isProblem, testResultView } from "../services/views.js";
@@ -44,6 +45,7 @@ export async function scanLocally(
       },
     });
     const checkedAt = new Date().toISOString();
+    const results = judgeAll(snapshot.tests, outcome.observations);
     return outcome.statuses.map((s) => ({
       metric_name: s.metric_name,
       status: s.status,
@@ -51,7 +53,7 @@ export async function scanLocally(
       checked_at: checkedAt,
       since: null,
       tests: s.tests,
-      failing_tests: outcome.results.filter((r) => r.metric === s.metric_name && isProblem(r)).map(testResultView),
+      failing_tests: results.filter((r) => r.metric === s.metric_name && isProblem(r)).map(testResultView),
     }));
   } catch (error) {
     // A fault is never a verdict: no exit 0/1 on a scan that did not complete.

@@ -30,8 +30,9 @@ function context(globals: { metricsDir?: string }): CliContext {
     if (error instanceof ConfigError) throw new CliError(error.message);
     throw error;
   }
-  // One-shot commands log warnings only (unless LOG_LEVEL says otherwise), to stderr.
-  const level = process.env.LOG_LEVEL ? config.LOG_LEVEL : "warn";
+  // One-shot commands log errors only (unless LOG_LEVEL says otherwise), to stderr: their own
+  // one-line message says what failed, and retries along the way are not the user's business.
+  const level = process.env.LOG_LEVEL ? config.LOG_LEVEL : "error";
   return { config, logger: createLogger(level, pino.destination(2)), stdout: process.stdout, stderr: process.stderr };
 }
 

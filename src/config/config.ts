@@ -36,6 +36,8 @@ const EnvSchema = z.object({
   QUERY_TIMEOUT_SECONDS: int(1, 3600).default(60),
   MAX_QUERY_SIZE: int(1024, 1 << 30).default(262144),
   HISTORY_RETENTION_DAYS: int(1, 3650).default(90),
+  /** how long one scan's store write (one transaction) may take */
+  STORE_TRANSACTION_TIMEOUT_SECONDS: int(5, 3600).default(120),
   API_KEYS: keyList.default([]),
   API_READONLY_KEYS: keyList.default([]),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -1,9 +1,11 @@
-// Raw query rows -> one TestResult per input test. Shared checks ran once (by key)
-// and are reported here for every metric that has them.
+// Raw query rows -> one observation per distinct check (by key) -> one TestResult per test.
+// Shared checks ran once and are observed once; each metric then judges the same answer with
+// its own severity and tolerance.
 import type { InferredTest } from "../infer/types.js";
 import type { ScanPlan, WarehouseSchema } from "../plan/types.js";
-import { judgeRows, judgeSchema, notEvaluated, type Parts, type Verdict } from "./judge.js";
-import type { QueryOutcome, TestResult } from "./types.js";
+import { judgeTest } from "./judge.js";
+import { notEvaluated, observeRows, observeSchema, type Parts } from "./observe.js";
+import type { CheckObservation, QueryOutcome, TestResult } from "./types.js";
 
 interface Located {
   queryId: string;
@@ -32,17 +34,18 @@ function locate(plan: ScanPlan): Map<string, Located> {
   return located;
 }
 
-export function evaluate(tests: InferredTest[], plan: ScanPlan, outcomes: QueryOutcome[], schema: WarehouseSchema): TestResult[] {
+/** What one test's check found, from the plan's query answers; the lookups are built once. */
+export function createObserver(plan: ScanPlan, outcomes: readonly QueryOutcome[], schema: WarehouseSchema): (test: InferredTest) => CheckObservation {
   const skipped = new Map(plan.skipped.map((entry) => [entry.test_key, entry.reason]));
   const located = locate(plan);
   const outcomeById = new Map(outcomes.map((outcome) => [outcome.query_id, outcome]));
 
-  const verdictFor = (test: InferredTest): Verdict => {
-    if (test.probe.type === "schema") return judgeSchema(test, schema);
+  const observe = (test: InferredTest): CheckObservation => {
+    if (test.probe.type === "schema") return observeSchema(test, schema);
     const reason = skipped.get(test.key);
     if (reason !== undefined) {
       // A check that cannot apply (measure_finite on a non-float) is not a problem.
-      if (reason.startsWith("not applicable")) return { status: "passing", rows_affected: 0, rows_total: 0, message: reason };
+      if (reason.startsWith("not applicable")) return { outcome: "not_applicable", rows_affected: 0, rows_total: 0, message: reason };
       return notEvaluated(reason);
     }
     const where = located.get(test.key);
@@ -56,23 +59,37 @@ export function evaluate(tests: InferredTest[], plan: ScanPlan, outcomes: QueryO
     if (total === null) return notEvaluated(`not evaluated: query ${where.queryId} returned no total`);
     const parts: Parts = {};
     for (const [part, alias] of Object.entries(where.aliases)) parts[part] = toNumber(row[alias]);
-    return judgeRows(test, total, parts);
+    return observeRows(test, total, parts);
   };
 
-  return tests.map((test): TestResult => {
-    // Looked up by key, so every metric sharing a check reads the same query answer;
-    // judged per test, so each keeps its own severity and tolerance.
-    const verdict = verdictFor(test);
-    return {
-      metric: test.metric,
-      rule: test.rule,
-      name: test.name,
-      severity: test.severity,
-      confidence: test.confidence,
-      ...verdict,
-      // The planner may have adapted it to the column types (join keys of different widths).
-      sample_sql: plan.sample_sql[test.key] ?? test.sample_sql,
-      check: test.check,
-    };
+  return (test) => {
+    const observation = observe(test);
+    // The planner may have adapted the sample query to the column types (join keys of different widths).
+    const adapted = plan.sample_sql[test.key];
+    return adapted !== undefined && adapted !== test.sample_sql ? { ...observation, sample_sql: adapted } : observation;
+  };
+}
+
+/** Adds the observation of every test whose key `into` lacks (shared checks are observed once). */
+export function observeInto(into: Map<string, CheckObservation>, tests: readonly InferredTest[], observe: (test: InferredTest) => CheckObservation): void {
+  for (const test of tests) if (!into.has(test.key)) into.set(test.key, observe(test));
+}
+
+/** One observation per distinct test key. */
+export function observeChecks(tests: readonly InferredTest[], plan: ScanPlan, outcomes: readonly QueryOutcome[], schema: WarehouseSchema): Map<string, CheckObservation> {
+  const observations = new Map<string, CheckObservation>();
+  observeInto(observations, tests, createObserver(plan, outcomes, schema));
+  return observations;
+}
+
+/** Each test judged on its check's observation; a test without one is "not evaluated". */
+export function judgeAll(tests: readonly InferredTest[], observations: ReadonlyMap<string, CheckObservation>): TestResult[] {
+  return tests.map((test) => {
+    const observation = observations.get(test.key) ?? notEvaluated("not evaluated: no observation for this check");
+    return judgeTest(test, observation);
   });
+}
+
+export function evaluate(tests: InferredTest[], plan: ScanPlan, outcomes: QueryOutcome[], schema: WarehouseSchema): TestResult[] {
+  return judgeAll(tests, observeChecks(tests, plan, outcomes, schema));
 }

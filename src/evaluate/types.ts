@@ -24,3 +24,23 @@ export interface QueryOutcome {
   row: Record<string, number | string | null> | null;
   error: string | null;
 }
+
+/**
+ * measured: the warehouse answered; not_evaluated: it could not run (a missing column, a query
+ * ClickHouse rejected), a warning for every metric; not_applicable: cannot apply (NaN on an
+ * integer column), passing.
+ */
+export type ObservationOutcome = "measured" | "not_evaluated" | "not_applicable";
+
+/**
+ * What one distinct check (InferredTest.key) found, before any metric's severity or tolerance
+ * is applied. Shared by every metric that has the check; this is what the store keeps per scan.
+ */
+export interface CheckObservation {
+  outcome: ObservationOutcome;
+  rows_affected: number;
+  rows_total: number;
+  message: string;
+  /** set when the planner adapted the check's sample query to the column types (join keys) */
+  sample_sql?: string;
+}

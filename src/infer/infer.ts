@@ -81,8 +81,26 @@ function indexByName(all: MetricIR[]): Map<string, MetricIR> {
   return byName;
 }
 
+/**
+ * Tests with one key describe one check: they share its key, SQL and column lists as one set of
+ * objects (a 10,000-metric catalogue has about four tests per distinct check), and keep their own
+ * metric, name, severity, confidence and tolerance.
+ */
+function shareChecks(tests: InferredTest[]): InferredTest[] {
+  const first = new Map<string, InferredTest>();
+  return tests.map((test) => {
+    const check = first.get(test.key);
+    if (!check) {
+      first.set(test.key, test);
+      return test;
+    }
+    const { key, check: text, datasource, table, filter, columns, filter_columns, probe, sample_sql } = check;
+    return { ...test, key, check: text, datasource, table, filter, columns, filter_columns, probe, sample_sql };
+  });
+}
+
 /** Every metric's tests, in metric order then rule order; shared checks appear once per metric. */
 export function inferCatalog(irs: MetricIR[]): InferredTest[] {
   const byName = indexByName(irs);
-  return irs.flatMap((ir) => testsOf(ir, byName, new Set([ir.name])));
+  return shareChecks(irs.flatMap((ir) => testsOf(ir, byName, new Set([ir.name]))));
 }

@@ -3,16 +3,23 @@
 // catalogue, routes are patterns, never raw URLs.
 import type { RequestHandler } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { statusSeriesText, type StatusSample } from "./status-series.js";
+import { RELIABILITY_STATUSES } from "./statuses.js";
 
-export const RELIABILITY_STATUSES = ["healthy", "degraded", "unreliable", "unknown"] as const;
+export { RELIABILITY_STATUSES };
 const TRIGGERS = ["manual", "schedule", "startup", "api_run"] as const;
 const OUTCOMES = ["succeeded", "failed"] as const;
 
 export interface Metrics {
+  /** every series except the per-metric status ones, which text() appends */
   registry: Registry;
+  /** The whole /metrics body (Prometheus text format). */
+  text(): Promise<string>;
+  /** GET /metrics: the registry's series, then the cached per-metric block, without copying it. */
+  handler: RequestHandler;
   observeScan(trigger: string, outcome: "succeeded" | "failed", durationSeconds: number, finishedAt?: Date): void;
   /** Replaces the whole set: metrics no longer passed (removed from the catalogue) disappear. */
-  setStatuses(statuses: readonly { metric_name: string; status: string; safe_to_use?: boolean }[]): void;
+  setStatuses(statuses: readonly StatusSample[]): void;
   setTestCounts(counts: { passing: number; failing: number; warning: number }): void;
   observeWarehouseQuery(seconds: number): void;
   /** Seeds the last-success gauge from the store, so every replica reports it, not only the one that scanned. */
@@ -28,18 +35,8 @@ export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const status = new Gauge({
-    name: "metric_reliability_status",
-    help: "Reliability status of each catalogue metric as a state set: 1 for the current status, 0 for the others.",
-    labelNames: ["metric", "status"] as const,
-    registers: [registry],
-  });
-  const safe = new Gauge({
-    name: "metric_reliability_safe_to_use",
-    help: "1 when the metric is safe to use (healthy or degraded), else 0.",
-    labelNames: ["metric"] as const,
-    registers: [registry],
-  });
+  // Built once per change of the statuses (see status-series.ts), not per scrape.
+  let statusText = Buffer.from(statusSeriesText([]), "utf8");
   const scans = new Counter({
     name: "metric_reliability_scans_total",
     help: "Finished reliability scans by trigger and outcome.",
@@ -99,14 +96,16 @@ export function createMetrics(): Metrics {
       if (outcome === "succeeded") lastSuccess.set((finishedAt ?? new Date()).getTime() / 1000);
     },
     setStatuses(statuses) {
-      // reset + set runs synchronously, so a scrape never sees a half-updated set.
-      status.reset();
-      safe.reset();
-      for (const s of statuses) {
-        for (const candidate of RELIABILITY_STATUSES) status.set({ metric: s.metric_name, status: candidate }, s.status === candidate ? 1 : 0);
-        const isSafe = s.safe_to_use ?? (s.status === "healthy" || s.status === "degraded");
-        safe.set({ metric: s.metric_name }, isSafe && s.status !== "unknown" ? 1 : 0);
-      }
+      statusText = Buffer.from(statusSeriesText(statuses), "utf8");
+    },
+    async text() {
+      return `${await registry.metrics()}\n${statusText.toString("utf8")}`;
+    },
+    handler: async (_req, res) => {
+      const head = await registry.metrics();
+      res.type(registry.contentType);
+      res.write(`${head}\n`);
+      res.end(statusText);
     },
     setTestCounts(counts) {
       tests.set({ status: "passing" }, counts.passing);

@@ -66,6 +66,35 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
 }
 
 /**
+ * Plans made separately (one per table, so a large catalogue can be planned in slices) as one
+ * plan, their queries numbered q1, q2... in order as planScan would number them.
+ */
+export function mergePlans(plans: readonly ScanPlan[]): ScanPlan {
+  const merged: ScanPlan = { tests: [], queries: [], skipped: [], sample_sql: {} };
+  for (const plan of plans) {
+    merged.tests.push(...plan.tests);
+    for (const query of plan.queries) merged.queries.push({ ...query, id: `q${merged.queries.length + 1}` });
+    merged.skipped.push(...plan.skipped);
+    Object.assign(merged.sample_sql, plan.sample_sql);
+  }
+  return merged;
+}
+
+/** Tests grouped by the (datasource, table) they scan, in planScan's query order: its unit of work. */
+export function byScannedTable(tests: readonly InferredTest[]): InferredTest[][] {
+  const groups = new Map<string, { datasource: string; table: string; tests: InferredTest[] }>();
+  for (const test of tests) {
+    const key = `${test.datasource}\u0000${test.table}`;
+    const group = groups.get(key);
+    if (group) group.tests.push(test);
+    else groups.set(key, { datasource: test.datasource, table: test.table, tests: [test] });
+  }
+  const order = (a: { datasource: string; table: string }, b: { datasource: string; table: string }) =>
+    a.datasource !== b.datasource ? (a.datasource < b.datasource ? -1 : 1) : a.table < b.table ? -1 : a.table > b.table ? 1 : 0;
+  return [...groups.values()].sort(order).map((group) => group.tests);
+}
+
+/**
  * The plan with one failed folded query (several filters of a table) replaced by one query
  * per (table, filter) for the same tests, ids `<id>-f1`, `<id>-f2`...: a filter that fails
  * at run time then only fails its own tests. Null when the query had a single filter.

@@ -25,10 +25,12 @@ export class QueryDraft {
   lengthWith(expressions: ProbeExpression[]): number {
     let length = this.length;
     let next = this.aliases.size;
-    const seen = new Set(this.aliases.keys());
+    // Only this call's few new expressions are collected: copying the query's aliases per test
+    // made planning a wide table quadratic.
+    const added = new Set<string>();
     for (const { expression } of expressions) {
-      if (expression === null || seen.has(expression)) continue;
-      seen.add(expression);
+      if (expression === null || this.aliases.has(expression) || added.has(expression)) continue;
+      added.add(expression);
       next += 1;
       length += bytes(`, ${expression} AS c${next}`);
     }

@@ -1,18 +1,21 @@
 // One pass over the warehouse for a catalogue snapshot:
-// schema (system.columns) -> plan -> one query per table (per filter for a table whose
-// folded query failed) -> evaluate -> derive.
+// schema (system.columns) -> plan -> one query per table (per filter for a table whose folded
+// query ClickHouse refused) -> observe each distinct check -> judge and derive per metric.
+// Only what truly cannot be evaluated becomes a finding; an outage fails the whole scan.
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import pLimit from "p-limit";
-import { deriveStatuses } from "../derive/derive.js";
-import type { MetricStatus } from "../derive/types.js";
-import { evaluate } from "../evaluate/evaluate.js";
-import type { QueryOutcome, TestResult } from "../evaluate/types.js";
+import { countTests, deriveStatuses } from "../derive/derive.js";
+import type { MetricStatus, TestCounts } from "../derive/types.js";
+import { createObserver, judgeAll, observeInto } from "../evaluate/evaluate.js";
+import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
+import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { planScan, unfoldQuery } from "../plan/plan-scan.js";
+import { byScannedTable, mergePlans, planScan, unfoldQuery } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
-import type { TableQuery, WarehouseSchema } from "../plan/types.js";
+import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
+import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
-import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 
 export interface ExecuteOptions {
   scanId: string;
@@ -24,11 +27,16 @@ export interface ExecuteOptions {
 }
 
 export interface ScanOutcome {
-  results: TestResult[];
+  /** one per distinct check */
+  observations: Map<string, CheckObservation>;
   statuses: MetricStatus[];
+  /** over every (metric, test) */
+  summary: TestCounts;
+  /** seconds spent waiting for the warehouse, and evaluating its answers */
+  timings: { warehouse: number; evaluate: number };
 }
 
-/** Raised when a whole datasource cannot be read: the scan fails and statuses keep their last value. */
+/** The warehouse did not answer (connection lost, timeout, server down): the scan fails and statuses keep their last value. */
 export class WarehouseUnavailableError extends Error {
   override name = "WarehouseUnavailableError";
 }
@@ -44,51 +52,58 @@ async function readSchema(warehouse: Warehouse, tests: InferredTest[], options: 
   }
 }
 
-async function runQuery(
-  query: TableQuery,
-  warehouses: ReadonlyMap<string, Warehouse>,
-  options: ExecuteOptions,
-): Promise<{ outcome: QueryOutcome; refused: boolean }> {
+/** An answer, or a refusal that is a finding (ClickHouse ran the query and rejected it). Anything else throws. */
+async function runQuery(query: TableQuery, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions, signal: AbortSignal): Promise<{ outcome: QueryOutcome; refused: boolean }> {
   const warehouse = warehouses.get(query.datasource);
   if (!warehouse) return { outcome: { query_id: query.id, row: null, error: `datasource "${query.datasource}" is not configured` }, refused: false };
   const started = performance.now();
   try {
-    const rows = await warehouse.query(query.sql, { queryId: `${options.scanId}-${query.id}`, signal: options.signal });
+    const rows = await warehouse.query(query.sql, { queryId: `${options.scanId}-${query.id}`, signal });
     const row = (rows[0] ?? null) as QueryOutcome["row"];
     return { outcome: { query_id: query.id, row, error: row ? null : "query returned no row" }, refused: false };
   } catch (error) {
-    // Only a query ClickHouse ran and rejected; not a timeout, cancel or lost connection.
-    const refused = error instanceof WarehouseError && error.kind === "query";
-    return { outcome: { query_id: query.id, row: null, error: (error as Error).message }, refused };
+    if (error instanceof WarehouseError && (error.kind === "query" || error.kind === "rejected")) {
+      return { outcome: { query_id: query.id, row: null, error: error.message }, refused: error.kind === "query" };
+    }
+    // A lost connection, a timeout or a cancel is never a finding about the data.
+    if (options.signal.aborted) throw new Error("scan cancelled", { cause: error });
+    throw new WarehouseUnavailableError(`warehouse "${query.datasource}" did not answer: ${(error as Error).message}`, { cause: error });
   } finally {
     options.onQuery?.((performance.now() - started) / 1000);
   }
 }
 
-export async function executeScan(
-  snapshot: CatalogSnapshot,
-  warehouses: ReadonlyMap<string, Warehouse>,
-  options: ExecuteOptions,
-): Promise<ScanOutcome> {
-  const datasources = [...new Set(snapshot.tests.map((t) => t.datasource))].sort();
-  const schema: WarehouseSchema = {};
-  for (const datasource of datasources) {
-    const warehouse = warehouses.get(datasource);
-    // An unconfigured datasource leaves its tables out of the schema, so its tests report "table missing".
-    schema[datasource] = warehouse ? await readSchema(warehouse, snapshot.tests.filter((t) => t.datasource === datasource), options) : {};
+/** planScan, one table at a time with a yield between: the same plan, without a long stall. */
+async function planInSlices(tests: readonly InferredTest[], schema: WarehouseSchema, maxQuerySize: number): Promise<ScanPlan> {
+  const plans: ScanPlan[] = [];
+  for (const group of byScannedTable(tests)) {
+    plans.push(planScan(group, schema, { maxQuerySize }));
+    await yieldToLoop();
   }
+  return mergePlans(plans);
+}
 
-  let plan = planScan(snapshot.tests, schema, { maxQuerySize: options.maxQuerySize });
+/** Runs the plan's queries; a refused folded query is re-run as one query per filter. */
+async function runPlan(plan: ScanPlan, schema: WarehouseSchema, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions) {
+  // The first outage stops the queries still waiting: the scan fails anyway.
+  const stop = new AbortController();
+  const signal = AbortSignal.any([options.signal, stop.signal]);
   const limit = pLimit(options.concurrency);
-  const run = (queries: TableQuery[]) => Promise.all(queries.map((query) => limit(() => runQuery(query, warehouses, options))));
+  const run = (queries: TableQuery[]) =>
+    Promise.all(
+      queries.map((query) =>
+        limit(() => runQuery(query, warehouses, options, signal)).catch((error: unknown) => {
+          stop.abort();
+          throw error;
+        }),
+      ),
+    );
   const outcomes = new Map<string, QueryOutcome>();
   let pending = plan.queries;
-  // A folded query that ClickHouse refused (one filter throws, say) is re-run as one query
-  // per filter, so only that filter's tests end up "not evaluated". Outages are not retried.
   while (pending.length > 0) {
     const retry: TableQuery[] = [];
     for (const { outcome, refused } of await run(pending)) {
-      const unfolded = refused && !options.signal.aborted ? unfoldQuery(plan, outcome.query_id, schema, { maxQuerySize: options.maxQuerySize }) : null;
+      const unfolded = refused ? unfoldQuery(plan, outcome.query_id, schema, { maxQuerySize: options.maxQuerySize }) : null;
       if (unfolded === null) {
         outcomes.set(outcome.query_id, outcome);
         continue;
@@ -99,12 +114,37 @@ export async function executeScan(
     }
     pending = retry;
   }
-  if (options.signal.aborted) throw new Error("scan cancelled");
+  return { plan, outcomes: [...outcomes.values()] };
+}
 
-  const results = evaluate(snapshot.tests, plan, [...outcomes.values()], schema);
-  const statuses = deriveStatuses(
-    snapshot.metrics.map((m) => m.name),
-    results,
-  );
-  return { results, statuses };
+export async function executeScan(snapshot: CatalogSnapshot, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions): Promise<ScanOutcome> {
+  const warehouseStarted = performance.now();
+  const datasources = [...new Set(snapshot.tests.map((t) => t.datasource))].sort();
+  const schema: WarehouseSchema = {};
+  for (const datasource of datasources) {
+    const warehouse = warehouses.get(datasource);
+    // An unconfigured datasource leaves its tables out of the schema, so its tests report "table missing".
+    schema[datasource] = warehouse ? await readSchema(warehouse, snapshot.tests.filter((t) => t.datasource === datasource), options) : {};
+  }
+  const { plan, outcomes } = await runPlan(await planInSlices(snapshot.tests, schema, options.maxQuerySize), schema, warehouses, options);
+  if (options.signal.aborted) throw new Error("scan cancelled");
+  const warehouseSeconds = (performance.now() - warehouseStarted) / 1000;
+
+  const evaluateStarted = performance.now();
+  const observations = new Map<string, CheckObservation>();
+  const observe = createObserver(plan, outcomes, schema);
+  await forEachSlice(snapshot.tests, (slice) => observeInto(observations, slice, observe));
+  const statuses: MetricStatus[] = [];
+  const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
+  await forEachSlice(snapshot.metrics, (slice) => {
+    const names = slice.map((m) => m.name);
+    const results = judgeAll(names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []), observations);
+    statuses.push(...deriveStatuses(names, results));
+    const counts = countTests(results);
+    summary.total += counts.total;
+    summary.passing += counts.passing;
+    summary.failing += counts.failing;
+    summary.warning += counts.warning;
+  }, 500);
+  return { observations, statuses, summary, timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 } };
 }

@@ -3,7 +3,7 @@
 // while one runs joins it (coalesced) instead of queueing a second pass over the warehouse.
 import { randomUUID } from "node:crypto";
 import { AppError, unavailable } from "../errors/app-error.js";
-import type { TestResult } from "../evaluate/types.js";
+import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
@@ -26,21 +26,30 @@ export interface ScanServiceOptions {
   concurrency: number;
   maxQuerySize: number;
   retentionDays: number;
+  /** after a scan is stored: the read model reloads from the store */
+  afterScan?: () => Promise<unknown>;
+  /** the observations the replica serves, for a run that joined a scan it did not start */
+  currentObservations?: () => ReadonlyMap<string, CheckObservation>;
 }
+
+type Finished = { scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> };
 
 interface RunningScan {
   record: ScanRecord;
-  done: Promise<{ scan: ScanRecord; results: TestResult[] }>;
+  done: Promise<Finished>;
   abort: AbortController;
 }
+
+const seconds3 = (ms: number) => Math.round(ms) / 1000;
 
 export function createScanService(options: ScanServiceOptions): ScanService {
   const { store, logger, metrics } = options;
   let running: RunningScan | null = null;
   /** set while the scan row of a new scan is being written, before `running` is */
   let starting: Promise<RunningScan> | null = null;
+  let pruning: Promise<void> = Promise.resolve();
 
-  async function execute(record: ScanRecord, abort: AbortController): Promise<{ scan: ScanRecord; results: TestResult[] }> {
+  async function execute(record: ScanRecord, abort: AbortController): Promise<Finished> {
     const started = performance.now();
     const log = logger.child({ scan_id: record.scan_id, trigger: record.trigger });
     // Other replicas abort running scans whose heartbeat went stale; a missed beat (store
@@ -50,32 +59,42 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     }, SCAN_HEARTBEAT_MS);
     heartbeat.unref();
     try {
-      const outcome = await executeScan(options.getSnapshot(), options.warehouses, {
+      const snapshot = options.getSnapshot();
+      const outcome = await executeScan(snapshot, options.warehouses, {
         scanId: record.scan_id,
         concurrency: options.concurrency,
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
       });
-      const finishedAt = new Date();
-      const scan = await store.completeScan({ scan_id: record.scan_id, finished_at: finishedAt, ...outcome });
-      const seconds = (performance.now() - started) / 1000;
-      metrics.observeScan(record.trigger, "succeeded", seconds, finishedAt);
-      metrics.setStatuses(outcome.statuses);
-      metrics.setTestCounts(scan.summary ?? { passing: 0, failing: 0, warning: 0 });
-      // Milliseconds are precision enough for a log line (no 1.282060954999999).
-      log.info({ seconds: Math.round(seconds * 1000) / 1000, summary: scan.summary }, "scan succeeded");
-      await store.prune(new Date(finishedAt.getTime() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
+      const storeStarted = performance.now();
+      const scan = await store.completeScan({
+        scan_id: record.scan_id,
+        catalog: { version: snapshot.version, tests: snapshot.tests },
+        observations: outcome.observations,
+        statuses: outcome.statuses,
+        summary: outcome.summary,
+      });
+      const storeSeconds = (performance.now() - storeStarted) / 1000;
+      // The read model (and with it /metrics) follows the store: it reloads what was just written,
+      // before the scan counts as done, so a caller told "succeeded" reads the new statuses.
+      await options.afterScan?.().catch((error: unknown) => log.warn({ err: error }, "reloading the read model after the scan failed"));
+      const total = (performance.now() - started) / 1000;
+      metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
+      const timings = { total: seconds3(total * 1000), warehouse: seconds3(outcome.timings.warehouse * 1000), evaluate: seconds3(outcome.timings.evaluate * 1000), store: seconds3(storeSeconds * 1000) };
+      log.info({ seconds: timings, summary: scan.summary }, "scan succeeded");
+      // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
+      pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
         log.warn({ err: error }, "pruning history failed");
       });
-      return { scan, results: outcome.results };
+      return { scan, observations: outcome.observations };
     } catch (error) {
       const message = (error as Error).message;
       metrics.observeScan(record.trigger, "failed", (performance.now() - started) / 1000);
       log.error({ err: error }, "scan failed");
       // The store may be the thing that is down: a failed write here must not crash the daemon.
       const scan = await store.failScan(record.scan_id, new Date(), message).catch(() => ({ ...record, status: "failed" as const, error: message, finished_at: new Date() }));
-      return { scan, results: [] };
+      return { scan, observations: new Map() };
     } finally {
       clearInterval(heartbeat);
     }
@@ -118,22 +137,23 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     return scan;
   }
 
-  async function run(triggerName: ScanTrigger): Promise<{ scan: ScanRecord; results: TestResult[] }> {
+  async function run(triggerName: ScanTrigger): Promise<Finished> {
     const { scan } = await trigger(triggerName);
-    const finished = running?.record.scan_id === scan.scan_id ? await running.done : { scan: await wait(scan.scan_id), results: [] };
-    if (finished.scan.status !== "succeeded") {
-      throw unavailable(`scan ${finished.scan.scan_id} ${finished.scan.status}: ${finished.scan.error ?? "unknown error"}`);
+    const finished = running?.record.scan_id === scan.scan_id ? await running.done : null;
+    const record = finished?.scan ?? (await wait(scan.scan_id));
+    if (record.status !== "succeeded") {
+      throw unavailable(`scan ${record.scan_id} ${record.status}: ${record.error ?? "unknown error"}`);
     }
-    if (finished.results.length > 0) return finished;
-    const latest = await store.latestResults();
-    return { scan: finished.scan, results: latest?.scan.scan_id === finished.scan.scan_id ? latest.results : [] };
+    return finished ?? { scan: record, observations: options.currentObservations?.() ?? new Map() };
   }
 
   async function stop(): Promise<void> {
     const current = running;
-    if (!current) return;
-    current.abort.abort();
-    await current.done;
+    if (current) {
+      current.abort.abort();
+      await current.done;
+    }
+    await pruning;
   }
 
   return { trigger, wait, run, stop };

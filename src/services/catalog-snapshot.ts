@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { CatalogError } from "../catalog/types.js";
 import type { MetricIR } from "../compile/ir.js";
 import type { InferredTest } from "../infer/types.js";
@@ -9,4 +10,27 @@ export interface CatalogSnapshot {
   tests: InferredTest[];
   errors: CatalogError[];
   compiled_at: Date;
+  /** hash of the tests: equal on every replica that loaded the same catalogue */
+  version: string;
+  metricsByName: ReadonlyMap<string, MetricIR>;
+  /** each metric's tests, in the order of `tests` */
+  testsByMetric: ReadonlyMap<string, readonly InferredTest[]>;
+}
+
+/** What the store keeps per test; a change to any of it is a new catalogue version. */
+export function catalogVersion(tests: readonly InferredTest[]): string {
+  const hash = createHash("sha256");
+  for (const t of tests) hash.update(`${t.metric}\u0000${t.key}\u0000${t.rule}\u0000${t.name}\u0000${t.severity}\u0000${t.confidence}\u0000${t.tolerance}\u0000${t.sample_sql}\n`);
+  return hash.digest("hex");
+}
+
+export function makeSnapshot(parts: { metrics: MetricIR[]; tests: InferredTest[]; errors: CatalogError[]; compiled_at: Date }): CatalogSnapshot {
+  const metricsByName = new Map(parts.metrics.map((m) => [m.name, m]));
+  const testsByMetric = new Map<string, InferredTest[]>();
+  for (const test of parts.tests) {
+    const list = testsByMetric.get(test.metric);
+    if (list) list.push(test);
+    else testsByMetric.set(test.metric, [test]);
+  }
+  return { ...parts, version: catalogVersion(parts.tests), metricsByName, testsByMetric };
 }

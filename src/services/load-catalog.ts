@@ -4,11 +4,11 @@ import { parseCatalog } from "../catalog/parse-catalog.js";
 import { readCatalogFiles } from "../catalog/read-catalog-files.js";
 import { compileCatalog } from "../compile/compile.js";
 import { inferCatalog } from "../infer/infer.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import { makeSnapshot, type CatalogSnapshot } from "./catalog-snapshot.js";
 
 export async function loadCatalogSnapshot(metricsDir: string, now: Date = new Date()): Promise<CatalogSnapshot> {
   const files = await readCatalogFiles(metricsDir);
   const catalog = parseCatalog(files);
   const metrics = compileCatalog(catalog.metrics);
-  return { metrics, tests: inferCatalog(metrics), errors: catalog.errors, compiled_at: now };
+  return makeSnapshot({ metrics, tests: inferCatalog(metrics), errors: catalog.errors, compiled_at: now });
 }

@@ -1,56 +1,69 @@
-// Reliability reads come from the store (shared by every replica), never from process memory,
-// so any replica answers the same. The catalogue snapshot decides which metrics exist.
-import { AppError, notFound, unavailable } from "../errors/app-error.js";
+// Reliability reads come from the replica's read model (rebuilt from the store after each scan,
+// and when another replica's scan lands), never from the store per request. The catalogue
+// snapshot decides which metrics exist.
+import type { ReliabilityStatus } from "../derive/types.js";
+import { judgeTest } from "../evaluate/judge.js";
+import { notFound, unavailable } from "../errors/app-error.js";
 import type { Metrics } from "../metrics/prometheus.js";
+import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
-import { findAffectedMetrics } from "./affected-by.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { buildMetricStatus, buildStatusListing } from "./status-listing.js";
+import { findAffectedMetrics, tableMatches } from "./affected-by.js";
+import { paginate, type PageRequest } from "./paginate.js";
+import { wholeListing } from "./serialized.js";
+import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
 import type { ReliabilityService } from "./types.js";
-import { scanView } from "./views.js";
+import { scanView, type StatusListingView } from "./views.js";
 
 export interface ReliabilityServiceOptions {
-  getSnapshot: () => CatalogSnapshot;
-  store: Store;
+  readModel: ReadModel;
+  store: Pick<Store, "getScan">;
   scanService: ScanService;
-  /** status periods returned by GET /v1/reliability/status/:name (newest first) */
-  historyLimit?: number;
 }
 
-/** A store outage is a retryable 503 for the caller (circuit breakers), not an opaque 500. */
-async function fromStore<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw unavailable("the status store is unavailable", error);
-  }
+export interface StatusListingQuery extends PageRequest {
+  metric?: string | undefined;
+  status?: ReliabilityStatus | undefined;
+  /** metrics whose base table (or a joined table) this is */
+  table?: string | undefined;
 }
 
 export function createReliabilityService(options: ReliabilityServiceOptions): ReliabilityService & {
   refreshMetrics(metrics: Metrics): Promise<void>;
 } {
-  const { getSnapshot, store, scanService } = options;
-  const historyLimit = options.historyLimit ?? 50;
-  const metricNames = () => getSnapshot().metrics.map((m) => m.name);
+  const { readModel, store, scanService } = options;
+  const whole = new WeakMap<ReadView, Promise<StatusListingView>>();
+  const wholeListingOf = (view: ReadView) =>
+    wholeListing(whole, view, () => buildStatusListing(view.catalog.metrics.map((m) => m.name), view.statuses), "metrics");
 
   return {
-    async status() {
-      const stored = await fromStore(() => store.latestStatuses());
-      return buildStatusListing(metricNames(), stored);
+    async status(query = {}) {
+      const view = readModel.view();
+      if (Object.values(query).every((v) => v === undefined)) return wholeListingOf(view);
+      const { metric, status, table } = query;
+      const entries = view.catalog.metrics.map((ir) => ({ ir, entry: statusEntry(ir.name, view.statuses.get(ir.name)) }));
+      const match = ({ ir, entry }: (typeof entries)[number]) =>
+        (metric === undefined || ir.name === metric) &&
+        (status === undefined || entry.status === status) &&
+        (table === undefined || tableMatches(ir.table, table) || ir.joins.some((j) => tableMatches(j.table, table)));
+      const page = paginate(entries, match, query, view.catalog.version);
+      // The summary counts every matching metric, not only this page's.
+      return { summary: summarizeEntries(entries.filter(match).map((m) => m.entry)), metrics: page.items.map((m) => m.entry), next_cursor: page.next_cursor };
     },
 
     async metricStatus(name) {
-      if (!getSnapshot().metrics.some((m) => m.name === name)) throw notFound(`metric "${name}" not found`);
-      const [stored, results, history] = await fromStore(() =>
-        Promise.all([store.latestStatus(name), store.latestResultsFor(name), store.statusHistory(name, historyLimit)]),
-      );
-      return buildMetricStatus(name, stored, results, history);
+      const view = readModel.view();
+      if (!view.catalog.metricsByName.has(name)) throw notFound(`metric "${name}" not found`);
+      // Judged from the checks' current observations with this metric's own tolerances.
+      const results = (view.catalog.testsByMetric.get(name) ?? []).flatMap((test) => {
+        const observation = view.observations.get(test.key);
+        return observation ? [judgeTest(test, observation)] : [];
+      });
+      return buildMetricStatus(name, view.statuses.get(name) ?? null, results, view.history.get(name) ?? []);
     },
 
     async affectedBy(table) {
-      return findAffectedMetrics(getSnapshot().metrics, table);
+      return findAffectedMetrics(readModel.view().catalog.metrics, table);
     },
 
     async triggerScan({ wait }) {
@@ -60,21 +73,22 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     },
 
     async getScan(id) {
-      const scan = await fromStore(() => store.getScan(id));
+      let scan;
+      try {
+        scan = await store.getScan(id);
+      } catch (error) {
+        throw unavailable("the status store is unavailable", error);
+      }
       if (!scan) throw notFound(`scan "${id}" not found`);
       return scanView(scan);
     },
 
-    /**
-     * Sets the Prometheus gauges from the store. Run at start and periodically: with several
-     * replicas only one runs each scan, and the others must not export stale statuses.
-     */
+    /** Sets the Prometheus gauges from the read model's current view. */
     async refreshMetrics(metrics) {
-      const listing = buildStatusListing(metricNames(), await store.latestStatuses());
-      metrics.setStatuses(listing.metrics);
-      const latest = await store.latestResults();
-      if (latest?.scan.summary) metrics.setTestCounts(latest.scan.summary);
-      if (latest?.scan.finished_at) metrics.setLastSuccessfulScan(latest.scan.finished_at);
+      const view = readModel.view();
+      metrics.setStatuses((await wholeListingOf(view)).metrics);
+      if (view.scan?.summary) metrics.setTestCounts(view.scan.summary);
+      if (view.scan?.finished_at) metrics.setLastSuccessfulScan(view.scan.finished_at);
     },
   };
 }

@@ -1,6 +1,9 @@
 // What the transports (REST, tRPC) call. All logic lives behind these; transports only
 // parse input with src/api/schemas.ts, call one method and send the result.
 import type { MetricIR } from "../compile/ir.js";
+import type { IrListingQuery } from "./compiler-service.js";
+import type { StatusListingQuery } from "./reliability-service.js";
+import type { TestListingQuery } from "./validation-service.js";
 import type {
   AffectedByView,
   CompilerStatusView,
@@ -13,18 +16,19 @@ import type {
 } from "./views.js";
 
 export interface ValidationService {
-  listTests(): Promise<TestListing>;
+  /** the whole list without a query; a page (limit, cursor) and filters with one */
+  listTests(query?: TestListingQuery): Promise<TestListing>;
   runTests(): Promise<TestRunView>;
 }
 
 export interface CompilerService {
-  status(): Promise<CompilerStatusView>;
+  status(query?: IrListingQuery): Promise<CompilerStatusView>;
   /** throws AppError not_found for a metric outside the catalogue */
   irByName(name: string): Promise<MetricIR>;
 }
 
 export interface ReliabilityService {
-  status(): Promise<StatusListingView>;
+  status(query?: StatusListingQuery): Promise<StatusListingView>;
   /** throws AppError not_found for a metric outside the catalogue */
   metricStatus(name: string): Promise<MetricStatusView>;
   affectedBy(table: string): Promise<AffectedByView>;

@@ -1,8 +1,14 @@
 import { countTests } from "../derive/derive.js";
+import { judgeAll } from "../evaluate/evaluate.js";
 import type { TestResult } from "../evaluate/types.js";
+import { mapSlices } from "../event-loop/chunked.js";
+import type { InferredTest } from "../infer/types.js";
 import type { ScanService } from "../scan/types.js";
 import type { ScanRecord } from "../store/store.js";
+import { tableMatches } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import { paginate, type PageRequest } from "./paginate.js";
+import { wholeListing } from "./serialized.js";
 import type { ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
 
@@ -11,10 +17,21 @@ export interface ValidationServiceOptions {
   scanService: ScanService;
 }
 
+export interface TestListingQuery extends PageRequest {
+  metric?: string | undefined;
+  rule?: string | undefined;
+  table?: string | undefined;
+}
+
 /** Listing comes from the compiled snapshot only: it never touches the warehouse. */
 export function testListing(snapshot: CatalogSnapshot): TestListing {
   const tests = snapshot.tests.map(inferredTestView);
   return { tests, count: tests.length };
+}
+
+function matches(query: TestListingQuery): (test: InferredTest) => boolean {
+  const { metric, rule, table } = query;
+  return (t) => (metric === undefined || t.metric === metric) && (rule === undefined || t.rule === rule) && (table === undefined || tableMatches(t.table, table));
 }
 
 /** The POST /v1/semantic-tests/run body of a finished scan. Pure. */
@@ -28,13 +45,19 @@ export function testRunReport(scan: ScanRecord, results: TestResult[]): TestRunV
 }
 
 export function createValidationService({ getSnapshot, scanService }: ValidationServiceOptions): ValidationService {
+  const whole = new WeakMap<CatalogSnapshot, Promise<TestListing>>();
   return {
-    async listTests() {
-      return testListing(getSnapshot());
+    async listTests(query = {}) {
+      const snapshot = getSnapshot();
+      if (Object.values(query).every((v) => v === undefined)) return wholeListing(whole, snapshot, () => testListing(snapshot), "tests");
+      const page = paginate(snapshot.tests, matches(query), query, snapshot.version);
+      return { tests: page.items.map(inferredTestView), count: page.matched, next_cursor: page.next_cursor };
     },
     async runTests() {
       // Through the one scan service, so a run also updates reliability statuses and history.
-      const { scan, results } = await scanService.run("api_run");
+      const { scan, observations } = await scanService.run("api_run");
+      const snapshot = getSnapshot();
+      const results = await mapSlices(snapshot.tests, (slice) => judgeAll(slice, observations));
       return testRunReport(scan, results);
     },
   };

@@ -22,7 +22,10 @@ export interface InferredTestView {
 
 export interface TestListing {
   tests: InferredTestView[];
+  /** tests matching the filters, across every page */
   count: number;
+  /** with query parameters only: pass as `cursor` for the next page; null on the last */
+  next_cursor?: string | null;
 }
 
 export type TestResultView = Pick<
@@ -41,6 +44,8 @@ export interface CompilerStatusView {
   count: number;
   compiled_at: string;
   errors: { metric: string | null; file: string; message: string }[];
+  /** with query parameters only */
+  next_cursor?: string | null;
 }
 
 export interface StatusEntryView {
@@ -60,8 +65,11 @@ export interface StatusSummary {
 }
 
 export interface StatusListingView {
+  /** over the metrics matching the filters, across every page */
   summary: StatusSummary;
   metrics: StatusEntryView[];
+  /** with query parameters only */
+  next_cursor?: string | null;
 }
 
 export interface StatusPeriodView {

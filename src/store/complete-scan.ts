@@ -1,8 +1,13 @@
-// completeScan's one transaction: results, current statuses, status-change history, scan row.
+// completeScan's one transaction, a few set-based statements whatever the catalogue's size:
+// the catalogue version (once), check results that changed, status periods that changed,
+// current statuses that changed, the scan row.
 import type { Prisma } from "../generated/prisma/client.js";
-import { countResults, statusData, testResultData, toScanRecord } from "./mapping.js";
+import { checkId } from "./check-id.js";
+import { ensureCatalogVersion } from "./catalog-version.js";
+import { toScanRecord } from "./mapping.js";
 import { StoreError } from "./store-error.js";
 import type { FinishedScan, ScanRecord } from "./store.js";
+import { toColumnArrays, unnestFrom } from "./unnest.js";
 
 /**
  * Serialises completions across replicas (and across the pool), so two scans finishing at once
@@ -10,50 +15,108 @@ import type { FinishedScan, ScanRecord } from "./store.js";
  */
 const COMPLETE_LOCK_KEY = 72707370;
 
-export async function completeScanIn(tx: Prisma.TransactionClient, scan: FinishedScan): Promise<ScanRecord> {
+const OBSERVATION_COLUMNS = { check_id: "bigint", outcome: "text", rows_affected: "bigint", rows_total: "bigint", message: "text", sample_sql: "text" };
+const STATUS_COLUMNS = { metric: "text", status: "text", safe_to_use: "boolean", tests_total: "int4", tests_passing: "int4", tests_failing: "int4", tests_warning: "int4" };
+
+/** Counts may arrive as floats from upstream arithmetic; the columns are integers. */
+const integer = (value: number) => String(Number.isFinite(value) ? Math.trunc(value) : 0);
+
+/** Closes the period of every check whose value changed and opens one for it (and for new checks). */
+async function writeObservations(tx: Prisma.TransactionClient, scan: FinishedScan, at: Date): Promise<void> {
+  const rows = [...scan.observations].map(([key, o]) => [checkId(key), o.outcome, integer(o.rows_affected), integer(o.rows_total), o.message, o.sample_sql ?? null]);
+  if (rows.length === 0) return;
+  const n = Object.keys(OBSERVATION_COLUMNS).length;
+  const incoming = `SELECT * FROM ${unnestFrom(OBSERVATION_COLUMNS)}`;
+  const same = `(c."outcome", c."rows_affected", c."rows_total", c."message", c."sample_sql") IS NOT DISTINCT FROM (i."outcome", i."rows_affected", i."rows_total", i."message", i."sample_sql")`;
+  // The final INSERT sees the table as it was before the CTE's UPDATE: a check with an open row
+  // gets a new one only if that row was just closed.
+  await tx.$executeRawUnsafe(
+    `WITH i AS (${incoming}),
+     closed AS (
+       UPDATE "check_results" c SET "valid_to" = $${n + 1} FROM i
+        WHERE c."check_id" = i."check_id" AND c."valid_to" IS NULL AND NOT ${same}
+       RETURNING c."check_id")
+     INSERT INTO "check_results" ("check_id", "outcome", "rows_affected", "rows_total", "message", "sample_sql", "scan_id", "valid_from")
+     SELECT i.*, $${n + 2}, $${n + 1} FROM i
+      WHERE i."check_id" IN (SELECT "check_id" FROM closed)
+         OR NOT EXISTS (SELECT 1 FROM "check_results" c WHERE c."check_id" = i."check_id" AND c."valid_to" IS NULL)`,
+    ...toColumnArrays(rows, n),
+    at,
+    scan.scan_id,
+  );
+}
+
+/** Status periods and current statuses; rows whose values did not change are not touched. */
+async function writeStatuses(tx: Prisma.TransactionClient, scan: FinishedScan, at: Date): Promise<void> {
+  if (scan.statuses.length === 0) return;
+  const rows = scan.statuses.map((s) => [s.metric_name, s.status, s.safe_to_use, s.tests.total, s.tests.passing, s.tests.failing, s.tests.warning]);
+  const params = toColumnArrays(rows, Object.keys(STATUS_COLUMNS).length);
+  const incoming = `SELECT * FROM ${unnestFrom(STATUS_COLUMNS)}`;
+  const next = Object.keys(STATUS_COLUMNS).length + 1;
+
+  await tx.$executeRawUnsafe(
+    `UPDATE "status_changes" s SET "valid_to" = $${next} FROM (${incoming}) i
+      WHERE s."metric" = i."metric" AND s."valid_to" IS NULL AND s."status" <> i."status"`,
+    ...params,
+    at,
+  );
+  await tx.$executeRawUnsafe(
+    `INSERT INTO "status_changes" ("metric", "status", "valid_from")
+     SELECT i."metric", i."status", $${next} FROM (${incoming}) i
+      WHERE NOT EXISTS (SELECT 1 FROM "status_changes" s WHERE s."metric" = i."metric" AND s."valid_to" IS NULL)`,
+    ...params,
+    at,
+  );
+  // `since` moves only when the status itself changes; counts may change within one status.
+  await tx.$executeRawUnsafe(
+    `INSERT INTO "metric_statuses" ("metric", "status", "safe_to_use", "tests_total", "tests_passing", "tests_failing", "tests_warning", "checked_at", "since", "scan_id")
+     SELECT i.*, $${next}, $${next}, $${next + 1} FROM (${incoming}) i
+     ON CONFLICT ("metric") DO UPDATE SET
+       "status" = EXCLUDED."status", "safe_to_use" = EXCLUDED."safe_to_use",
+       "tests_total" = EXCLUDED."tests_total", "tests_passing" = EXCLUDED."tests_passing",
+       "tests_failing" = EXCLUDED."tests_failing", "tests_warning" = EXCLUDED."tests_warning",
+       "checked_at" = EXCLUDED."checked_at", "scan_id" = EXCLUDED."scan_id",
+       "since" = CASE WHEN "metric_statuses"."status" = EXCLUDED."status" THEN "metric_statuses"."since" ELSE EXCLUDED."since" END
+     WHERE ("metric_statuses"."status", "metric_statuses"."safe_to_use", "metric_statuses"."tests_total", "metric_statuses"."tests_passing",
+            "metric_statuses"."tests_failing", "metric_statuses"."tests_warning")
+       IS DISTINCT FROM (EXCLUDED."status", EXCLUDED."safe_to_use", EXCLUDED."tests_total", EXCLUDED."tests_passing",
+            EXCLUDED."tests_failing", EXCLUDED."tests_warning")`,
+    ...params,
+    at,
+    scan.scan_id,
+  );
+}
+
+export async function completeScanIn(tx: Prisma.TransactionClient, scan: FinishedScan, now: () => Date): Promise<ScanRecord> {
   await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${COMPLETE_LOCK_KEY})`);
   const existing = await tx.scan.findUnique({ where: { id: scan.scan_id } });
   if (!existing) throw new StoreError(`scan ${scan.scan_id} not found`);
-  // `aborted` is accepted: another replica starting up marks every running scan aborted, even
-  // one still alive elsewhere. Its results are real, so they are kept when it does finish.
+  // `aborted` is accepted: a replica that saw no heartbeat for a while marks a scan aborted, and
+  // one that was only slow can still finish. Its results are real, so they are kept.
   if (existing.status !== "running" && existing.status !== "aborted") {
     throw new StoreError(`scan ${scan.scan_id} is already ${existing.status}`);
   }
-  const finishedAt = scan.finished_at;
-
-  if (scan.results.length > 0) {
-    await tx.testResult.createMany({ data: scan.results.map((result) => testResultData(scan.scan_id, result)) });
+  await ensureCatalogVersion(tx, scan.catalog.version, scan.catalog.tests, now());
+  // Taken after the one-off catalogue write, so finished_at is when the results exist.
+  const finishedAt = now();
+  // A scan that started later already succeeded: this one read older data, and must not roll
+  // statuses or results back. It is still recorded as succeeded, with its own summary.
+  const overtaken = await tx.scan.findFirst({ where: { status: "succeeded", startedAt: { gt: existing.startedAt } }, select: { id: true } });
+  if (!overtaken) {
+    await writeObservations(tx, scan, finishedAt);
+    await writeStatuses(tx, scan, finishedAt);
   }
-
-  const metrics = scan.statuses.map((s) => s.metric_name);
-  const previous = new Map((await tx.metricStatus.findMany({ where: { metric: { in: metrics } } })).map((row) => [row.metric, row]));
-  for (const status of scan.statuses) {
-    const metric = status.metric_name;
-    const before = previous.get(metric);
-    // A scan that finished before the stored status was checked (clock skew between replicas,
-    // or a slow scan overtaken by a faster one) must not roll the status back.
-    if (before && before.checkedAt > finishedAt) continue;
-    const changed = !before || before.status !== status.status;
-    const since = changed ? finishedAt : before.since;
-    const data = statusData(status, scan.scan_id, finishedAt, since);
-    await tx.metricStatus.upsert({ where: { metric }, create: { metric, ...data }, update: data });
-    if (changed) {
-      await tx.statusChange.updateMany({ where: { metric, to: null }, data: { to: finishedAt } });
-      await tx.statusChange.create({ data: { metric, status: status.status, from: finishedAt } });
-    }
-  }
-
-  const counts = countResults(scan.results);
   const row = await tx.scan.update({
     where: { id: scan.scan_id },
     data: {
       status: "succeeded",
       finishedAt,
       error: null,
-      testsTotal: counts.total,
-      testsPassing: counts.passing,
-      testsFailing: counts.failing,
-      testsWarning: counts.warning,
+      testsTotal: scan.summary.total,
+      testsPassing: scan.summary.passing,
+      testsFailing: scan.summary.failing,
+      testsWarning: scan.summary.warning,
+      catalogVersion: scan.catalog.version,
     },
   });
   return toScanRecord(row);

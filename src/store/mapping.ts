@@ -1,14 +1,8 @@
 // Rows <-> the store's plain values. BigInt columns become numbers here, and text columns are
 // narrowed to their union types (the database only ever receives values from these types).
-import type { MetricStatus as MetricStatusValue, ReliabilityStatus, TestCounts } from "../derive/types.js";
-import type { TestResult as TestResultValue, TestStatus } from "../evaluate/types.js";
-import type {
-  MetricStatus as MetricStatusRow,
-  Scan as ScanRow,
-  StatusChange as StatusChangeRow,
-  TestResult as TestResultRow,
-} from "../generated/prisma/client.js";
-import type { Confidence, Severity } from "../infer/types.js";
+import type { ReliabilityStatus } from "../derive/types.js";
+import type { CheckObservation, ObservationOutcome } from "../evaluate/types.js";
+import type { MetricStatus as MetricStatusRow, Scan as ScanRow, StatusChange as StatusChangeRow } from "../generated/prisma/client.js";
 import type { ScanRecord, ScanState, ScanTrigger, StatusPeriod, StoredMetricStatus } from "./store.js";
 
 export function toScanRecord(row: ScanRow): ScanRecord {
@@ -25,43 +19,28 @@ export function toScanRecord(row: ScanRow): ScanRecord {
     finished_at: row.finishedAt,
     error: row.error,
     summary,
+    catalog_version: row.catalogVersion,
   };
 }
 
-export function toTestResult(row: TestResultRow): TestResultValue {
-  return {
-    metric: row.metric,
-    rule: row.rule,
-    name: row.name,
-    severity: row.severity as Severity,
-    confidence: row.confidence as Confidence,
-    status: row.status as TestStatus,
-    rows_affected: Number(row.rowsAffected),
-    rows_total: Number(row.rowsTotal),
+export interface ObservationRow {
+  key: string;
+  outcome: string;
+  rows_affected: bigint | number | string;
+  rows_total: bigint | number | string;
+  message: string;
+  sample_sql: string | null;
+}
+
+export function toObservation(row: ObservationRow): CheckObservation {
+  const observation: CheckObservation = {
+    outcome: row.outcome as ObservationOutcome,
+    rows_affected: Number(row.rows_affected),
+    rows_total: Number(row.rows_total),
     message: row.message,
-    sample_sql: row.sampleSql,
-    check: row.check,
   };
-}
-
-/** Counts may arrive as floats from upstream arithmetic; the columns are integers. */
-const toBigInt = (value: number) => BigInt(Number.isFinite(value) ? Math.trunc(value) : 0);
-
-export function testResultData(scanId: string, result: TestResultValue) {
-  return {
-    scanId,
-    metric: result.metric,
-    rule: result.rule,
-    name: result.name,
-    check: result.check,
-    severity: result.severity,
-    confidence: result.confidence,
-    status: result.status,
-    rowsAffected: toBigInt(result.rows_affected),
-    rowsTotal: toBigInt(result.rows_total),
-    message: result.message,
-    sampleSql: result.sample_sql,
-  };
+  if (row.sample_sql !== null) observation.sample_sql = row.sample_sql;
+  return observation;
 }
 
 export function toStoredStatus(row: MetricStatusRow): StoredMetricStatus {
@@ -76,27 +55,6 @@ export function toStoredStatus(row: MetricStatusRow): StoredMetricStatus {
   };
 }
 
-export function statusData(status: MetricStatusValue, scanId: string, checkedAt: Date, since: Date) {
-  return {
-    status: status.status,
-    safeToUse: status.safe_to_use,
-    testsTotal: status.tests.total,
-    testsPassing: status.tests.passing,
-    testsFailing: status.tests.failing,
-    testsWarning: status.tests.warning,
-    checkedAt,
-    since,
-    scanId,
-  };
-}
-
-export function toStatusPeriod(row: StatusChangeRow): StatusPeriod {
+export function toStatusPeriod(row: Pick<StatusChangeRow, "status" | "from" | "to">): StatusPeriod {
   return { status: row.status as ReliabilityStatus, from: row.from, to: row.to };
-}
-
-/** Test counts of a scan, from its results. */
-export function countResults(results: readonly TestResultValue[]): TestCounts {
-  const counts: TestCounts = { total: results.length, passing: 0, failing: 0, warning: 0 };
-  for (const result of results) counts[result.status] += 1;
-  return counts;
 }

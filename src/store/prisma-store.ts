@@ -3,8 +3,9 @@
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { completeScanIn } from "./complete-scan.js";
-import { toScanRecord, toStatusPeriod, toStoredStatus, toTestResult } from "./mapping.js";
+import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
+import { newestSucceededScanRow, readObservations, readStateIn, readStatuses } from "./read-state.js";
 import { guard, StoreError } from "./store-error.js";
 import type { FinishedScan, ScanRecord, ScanTrigger, Store } from "./store.js";
 
@@ -15,25 +16,33 @@ export interface CreateStoreOptions {
   logger?: Logger | undefined;
   /** defaults to this package's prisma/migrations */
   migrationsDir?: string | undefined;
+  /** how long completeScan's transaction may run (STORE_TRANSACTION_TIMEOUT_SECONDS) */
+  transactionTimeoutMs?: number | undefined;
+  /** the clock that stamps finished_at; tests pin it */
+  now?: (() => Date) | undefined;
 }
 
 export const ABORTED_ERROR = "aborted: the process running it stopped";
 const PING_TIMEOUT_MS = 5_000;
-const RESULT_ORDER = [{ metric: "asc" }, { rule: "asc" }, { name: "asc" }, { id: "asc" }] as const;
+const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** Opens the database, applies pending migrations, and returns the store. */
 export async function createStore(options: CreateStoreOptions): Promise<Store> {
   const database = await openDatabase(options);
   const { applied, alreadyApplied } = database.migrations;
   options.logger?.info({ store: database.kind, applied, alreadyApplied }, "store ready");
-  return new PrismaStore(database);
+  return new PrismaStore(database, options.transactionTimeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS, options.now ?? (() => new Date()));
 }
 
 class PrismaStore implements Store {
   private readonly db: PrismaClient;
   private closing: Promise<void> | null = null;
 
-  constructor(private readonly database: Database) {
+  constructor(
+    private readonly database: Database,
+    private readonly transactionTimeoutMs: number,
+    private readonly now: () => Date,
+  ) {
     this.db = database.prisma;
   }
 
@@ -63,7 +72,9 @@ class PrismaStore implements Store {
   }
 
   completeScan(scan: FinishedScan): Promise<ScanRecord> {
-    return guard("completeScan", () => this.db.$transaction((tx) => completeScanIn(tx, scan)));
+    return guard("completeScan", () =>
+      this.db.$transaction((tx) => completeScanIn(tx, scan, this.now), { timeout: this.transactionTimeoutMs, maxWait: this.transactionTimeoutMs }),
+    );
   }
 
   failScan(scanId: string, finishedAt: Date, error: string): Promise<ScanRecord> {
@@ -94,7 +105,7 @@ class PrismaStore implements Store {
   }
 
   latestStatuses() {
-    return guard("latestStatuses", async () => (await this.db.metricStatus.findMany({ orderBy: { metric: "asc" } })).map(toStoredStatus));
+    return guard("latestStatuses", () => readStatuses(this.db));
   }
 
   latestStatus(metric: string) {
@@ -113,27 +124,26 @@ class PrismaStore implements Store {
     });
   }
 
-  latestResults() {
-    return guard("latestResults", async () => {
-      const scan = await this.newestSucceededScan();
-      if (!scan) return null;
-      const rows = await this.db.testResult.findMany({ where: { scanId: scan.id }, orderBy: [...RESULT_ORDER] });
-      return { scan: toScanRecord(scan), results: rows.map(toTestResult) };
+  newestSucceededScan() {
+    return guard("newestSucceededScan", async () => {
+      const row = await newestSucceededScanRow(this.db);
+      return row ? toScanRecord(row) : null;
     });
   }
 
-  latestResultsFor(metric: string) {
-    return guard("latestResultsFor", async () => {
-      // Results exist only for succeeded scans (completeScan writes both in one transaction).
-      const newest = await this.db.testResult.findFirst({
-        where: { metric, scan: { status: "succeeded" } },
-        orderBy: [{ scan: { finishedAt: "desc" } }, { scanId: "desc" }],
-        select: { scanId: true },
-      });
-      if (!newest) return [];
-      const rows = await this.db.testResult.findMany({ where: { metric, scanId: newest.scanId }, orderBy: [...RESULT_ORDER] });
-      return rows.map(toTestResult);
-    });
+  currentObservations() {
+    return guard("currentObservations", () => readObservations(this.db));
+  }
+
+  readState(options: { historyLimit: number }) {
+    // One snapshot: a scan completing between the pages must not mix two scans' rows.
+    return guard("readState", () =>
+      this.db.$transaction((tx) => readStateIn(tx, options.historyLimit), {
+        isolationLevel: "RepeatableRead",
+        timeout: this.transactionTimeoutMs,
+        maxWait: this.transactionTimeoutMs,
+      }),
+    );
   }
 
   claimRun(name: string, fireTime: Date): Promise<boolean> {
@@ -143,15 +153,18 @@ class PrismaStore implements Store {
 
   prune(before: Date): Promise<void> {
     return guard("prune", async () => {
-      // Keep the newest succeeded scan (latestResults) and every scan a current status points at,
-      // so a status that is still shown keeps the test results that explain it.
-      const newest = await this.newestSucceededScan();
-      const current = await this.db.metricStatus.findMany({ select: { scanId: true }, distinct: ["scanId"] });
-      const keep = [...new Set([...(newest ? [newest.id] : []), ...current.map((s) => s.scanId)])];
+      // The newest succeeded scan stays whatever its age: it says when statuses were last checked.
+      const newest = await newestSucceededScanRow(this.db);
       await this.db.$transaction([
-        this.db.scan.deleteMany({ where: { finishedAt: { lt: before }, id: { notIn: keep } } }),
+        this.db.scan.deleteMany({ where: { finishedAt: { lt: before }, ...(newest ? { id: { not: newest.id } } : {}) } }),
+        this.db.checkResult.deleteMany({ where: { validTo: { lt: before } } }),
         this.db.statusChange.deleteMany({ where: { to: { lt: before } } }),
         this.db.runClaim.deleteMany({ where: { claimedAt: { lt: before } } }),
+        // Versions no kept scan ran (their definitions cascade), then checks no version uses (their results cascade).
+        this.db.$executeRawUnsafe(
+          `DELETE FROM "catalog_versions" v WHERE NOT EXISTS (SELECT 1 FROM "scans" s WHERE s."catalog_version" = v."hash")`,
+        ),
+        this.db.$executeRawUnsafe(`DELETE FROM "checks" c WHERE NOT EXISTS (SELECT 1 FROM "test_definitions" d WHERE d."check_id" = c."id")`),
       ]);
     });
   }
@@ -179,7 +192,4 @@ class PrismaStore implements Store {
     return this.closing;
   }
 
-  private newestSucceededScan() {
-    return this.db.scan.findFirst({ where: { status: "succeeded" }, orderBy: [{ finishedAt: "desc" }, { id: "desc" }] });
-  }
 }

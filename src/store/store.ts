@@ -1,7 +1,8 @@
 // The store boundary: PostgreSQL (DATABASE_URL) or embedded PGlite, both through Prisma.
 // Only src/store/ imports the Prisma client; everything else sees this interface and plain values.
-import type { MetricStatus, ReliabilityStatus } from "../derive/types.js";
-import type { TestResult } from "../evaluate/types.js";
+import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/types.js";
+import type { CheckObservation } from "../evaluate/types.js";
+import type { InferredTest } from "../infer/types.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -15,6 +16,8 @@ export interface ScanRecord {
   error: string | null;
   /** test counts of a finished scan; null while running */
   summary: { total: number; passing: number; failing: number; warning: number } | null;
+  /** hash of the catalogue a succeeded scan ran; null otherwise */
+  catalog_version: string | null;
 }
 
 export interface StoredMetricStatus extends MetricStatus {
@@ -34,9 +37,24 @@ export interface StatusPeriod {
 
 export interface FinishedScan {
   scan_id: string;
-  finished_at: Date;
-  results: TestResult[];
-  statuses: MetricStatus[];
+  /** the catalogue the scan ran: its tests are stored once per version */
+  catalog: { version: string; tests: readonly InferredTest[] };
+  /** one per distinct check (InferredTest.key) */
+  observations: ReadonlyMap<string, CheckObservation>;
+  statuses: readonly MetricStatus[];
+  /** test counts over every (metric, test) of the scan */
+  summary: TestCounts;
+}
+
+/** Everything a replica's read model holds, as of the newest succeeded scan. */
+export interface ReadState {
+  /** the newest succeeded scan; null on a store that has none */
+  scan: ScanRecord | null;
+  statuses: StoredMetricStatus[];
+  /** the current observation of every check, by key */
+  observations: Map<string, CheckObservation>;
+  /** status periods per metric, newest first, at most historyLimit each */
+  history: Map<string, StatusPeriod[]>;
 }
 
 export interface Store {
@@ -48,7 +66,10 @@ export interface Store {
   /** Proves the scan's process is alive (see abortOrphanedScans). */
   heartbeatScan(scanId: string, at: Date): Promise<void>;
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord>;
-  /** Writes results, statuses and status-change history in ONE transaction, then marks the scan succeeded. */
+  /**
+   * Writes what changed (check results, statuses, status periods; the catalogue version once)
+   * in ONE transaction, and marks the scan succeeded. finished_at is taken inside it.
+   */
   completeScan(scan: FinishedScan): Promise<ScanRecord>;
   failScan(scanId: string, finishedAt: Date, error: string): Promise<ScanRecord>;
   getScan(scanId: string): Promise<ScanRecord | null>;
@@ -58,13 +79,18 @@ export interface Store {
   latestStatus(metric: string): Promise<StoredMetricStatus | null>;
   /** Status periods of a metric, newest first. */
   statusHistory(metric: string, limit: number): Promise<StatusPeriod[]>;
-  /** Results of the newest succeeded scan (all metrics), or null if none. */
-  latestResults(): Promise<{ scan: ScanRecord; results: TestResult[] } | null>;
-  /** Results of the newest succeeded scan that covered `metric`. */
-  latestResultsFor(metric: string): Promise<TestResult[]>;
+  /** The newest succeeded scan: one indexed row, cheap enough to poll. */
+  newestSucceededScan(): Promise<ScanRecord | null>;
+  /** The current observation of every check, by key. */
+  currentObservations(): Promise<Map<string, CheckObservation>>;
+  /** What a read model needs, read in pages (yielding between them) from one consistent snapshot. */
+  readState(options: { historyLimit: number }): Promise<ReadState>;
   /** Cron election: true for exactly one caller per (name, fireTime). */
   claimRun(name: string, fireTime: Date): Promise<boolean>;
-  /** Deletes scans, results and claims older than `before`; keeps current statuses. */
+  /**
+   * Deletes scans, closed check results, status periods and claims older than `before`, and
+   * catalogue versions no remaining scan ran; keeps current statuses and current results.
+   */
   prune(before: Date): Promise<void>;
   /** True when the store answers a trivial query. Never throws. */
   ping(): Promise<boolean>;

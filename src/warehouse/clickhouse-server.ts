@@ -31,6 +31,10 @@ function connect(conn: ServerConnection, timeoutSeconds: number): ClickHouseClie
     password: conn.password,
     application: "metric-reliability",
     request_timeout: (timeoutSeconds + CLIENT_GRACE_SECONDS) * 1000,
+    // The server closes an idle keep-alive socket after keep_alive_timeout (3 s before 23.11):
+    // drop ours well before, and drop stale ones after an event-loop stall rather than reuse a
+    // socket the server has closed ("socket hang up").
+    keep_alive: { enabled: true, idle_socket_ttl: 1_000, eagerly_destroy_stale_sockets: true },
     // Errors are thrown to the caller, who logs them once; the client's own logger would
     // print every failure a second time, with its arguments.
     log: { level: ClickHouseLogLevel.OFF },

@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import { createEmbeddedWarehouse } from "./chdb-engine.js";
 import { createServerWarehouse, displayUrl } from "./clickhouse-server.js";
 import { seedDemoDataset } from "./demo-dataset.js";
+import { DEFAULT_RETRY, withRetries } from "./retrying.js";
 import type { Warehouse } from "./warehouse.js";
 
 type WarehouseConfig = Pick<Config, "datasources" | "DATA_DIR" | "QUERY_TIMEOUT_SECONDS">;
@@ -13,9 +14,13 @@ type WarehouseConfig = Pick<Config, "datasources" | "DATA_DIR" | "QUERY_TIMEOUT_
 export async function createWarehouses(config: WarehouseConfig, logger: Logger): Promise<Map<string, Warehouse>> {
   const warehouses = new Map<string, Warehouse>();
   for (const source of config.datasources) {
+    const log = logger.child({ datasource: source.name });
+    const server = createServerWarehouse({ ...source, timeoutSeconds: config.QUERY_TIMEOUT_SECONDS, logger: log });
     warehouses.set(
       source.name,
-      createServerWarehouse({ ...source, timeoutSeconds: config.QUERY_TIMEOUT_SECONDS, logger: logger.child({ datasource: source.name }) }),
+      withRetries(server, { ...DEFAULT_RETRY, timeoutSeconds: config.QUERY_TIMEOUT_SECONDS }, ({ queryId, attempt, error }) =>
+        log.warn({ queryId, attempt, reason: error.message }, "transient warehouse error; retrying"),
+      ),
     );
     logger.info({ datasource: source.name, url: displayUrl(source.url) }, "ClickHouse server datasource");
   }

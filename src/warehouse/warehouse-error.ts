@@ -8,6 +8,8 @@ export type WarehouseErrorKind =
   | "timeout"
   /** the caller's AbortSignal fired */
   | "aborted"
+  /** the server refused more work for now (TOO_MANY_SIMULTANEOUS_QUERIES): transient */
+  | "overloaded"
   /** refused before reaching ClickHouse (not a single SELECT) */
   | "rejected"
   /** ClickHouse ran the query and reported an error (syntax, unknown column, readonly...) */
@@ -29,6 +31,7 @@ export class WarehouseError extends Error {
 const TIMEOUT_CODES = new Set([159, 160, 394]); // TIMEOUT_EXCEEDED, TOO_SLOW, QUERY_WAS_CANCELLED
 const CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EHOSTUNREACH", "EPIPE", "ECONNABORTED"]);
 const AUTH_CODES = new Set([192, 193, 194, 516]); // UNKNOWN_USER, WRONG_PASSWORD, REQUIRED_PASSWORD, AUTHENTICATION_FAILED
+const OVERLOAD_CODES = new Set([202]); // TOO_MANY_SIMULTANEOUS_QUERIES
 
 /**
  * ClickHouse error text without the version-specific wrapping:
@@ -57,6 +60,7 @@ export function toWarehouseError(error: unknown, context: string, secrets: strin
   else if (/socket hang up|connect E[A-Z]+|Timeout error/i.test(raw)) kind = /Timeout error/i.test(raw) ? "timeout" : "connection";
   else if (code !== null && TIMEOUT_CODES.has(code)) kind = "timeout";
   else if (code !== null && AUTH_CODES.has(code)) kind = "connection";
+  else if (code !== null && OVERLOAD_CODES.has(code)) kind = "overloaded";
   let message = `${context}: ${code !== null ? `ClickHouse error ${code}: ` : ""}${text}`;
   for (const secret of secrets) if (secret) message = message.split(secret).join("[redacted]");
   return new WarehouseError(message, kind, code, { cause: error });

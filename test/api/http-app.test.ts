@@ -11,6 +11,7 @@ import type { AppRouter } from "../../src/api/trpc/router.js";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics/prometheus.js";
+import { createReadModel } from "../../src/read-model/read-model.js";
 import { createScanService } from "../../src/scan/scan-service.js";
 import { createCompilerService } from "../../src/services/compiler-service.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
@@ -47,6 +48,8 @@ beforeAll(async () => {
   catalogued = snapshot.metrics.length;
   const getSnapshot = () => snapshot;
   const metrics = createMetrics();
+  const readModel = createReadModel({ store, getSnapshot, historyLimit: 50 });
+  await readModel.refresh({ force: true });
   const scanService = createScanService({
     getSnapshot,
     warehouses: new Map([["default", warehouse]]),
@@ -61,7 +64,7 @@ beforeAll(async () => {
     services: {
       validation: createValidationService({ getSnapshot, scanService }),
       compiler: createCompilerService({ getSnapshot }),
-      reliability: createReliabilityService({ getSnapshot, store, scanService }),
+      reliability: createReliabilityService({ readModel, store, scanService }),
     },
     auth: { keys: [RW], readonlyKeys: [RO] },
     metrics,
@@ -143,14 +146,17 @@ describe("HTTP app on the real services", () => {
     expect(text).not.toContain("DROP");
   });
 
-  it("when the store goes away, store-backed calls answer 503 JSON and the rest keeps working", async () => {
+  it("when the store goes away, statuses are served from memory and store-backed calls answer 503 JSON", async () => {
+    const statuses = await call("/v1/reliability/status", { key: RO });
     await store.close();
     const gone = "the status store is unavailable";
-    expect(await call("/v1/reliability/status", { key: RO })).toMatchObject({ status: 503, body: unavailable(gone) });
-    expect(await call("/v1/reliability/status/gross_revenue", { key: RO })).toMatchObject({ status: 503, body: unavailable(gone) });
+    // The read model keeps the last statuses: circuit breakers keep their answer through a store outage.
+    expect(await call("/v1/reliability/status", { key: RO })).toMatchObject({ status: 200, body: statuses.body });
+    expect((await call("/v1/reliability/status/gross_revenue", { key: RO })).status).toBe(200);
+    expect(await trpc(RO).reliability.status.query()).toEqual(statuses.body);
     expect(await call("/v1/reliability/scans/00000000-0000-4000-8000-000000000000", { key: RO })).toMatchObject({ status: 503, body: unavailable(gone) });
     expect(await call("/v1/reliability/scan", { method: "POST", key: RW })).toMatchObject({ status: 503, body: unavailable(/^cannot record the scan: the store is unavailable/) });
-    expect(await trpcError(() => trpc(RO).reliability.status.query())).toEqual({ message: gone, appCode: "unavailable", httpStatus: 503 });
+    expect(await trpcError(() => trpc(RO).reliability.scanById.query({ id: "00000000-0000-4000-8000-000000000000" }))).toEqual({ message: gone, appCode: "unavailable", httpStatus: 503 });
     // Not store-backed: the catalogue, the probes, and a metric outside the catalogue.
     expect((await call("/v1/compiler/ir", { key: RO })).status).toBe(200);
     expect((await call("/v1/validation/tests", { key: RO })).body.count).toBe(inferredTests);

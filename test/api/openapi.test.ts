@@ -27,8 +27,8 @@ describe("OpenAPI document", () => {
   it("documents the list endpoints' pagination and filters", () => {
     const names = (path: string) => (doc.paths?.[path]?.get?.parameters ?? []).map((p) => ("name" in p ? p.name : null));
     expect(names("/v1/validation/tests")).toEqual(["limit", "cursor", "metric", "rule", "table"]);
-    expect(names("/v1/reliability/status")).toEqual(["limit", "cursor", "status"]);
-    expect(names("/v1/compiler/ir")).toEqual(["limit", "cursor", "table"]);
+    expect(names("/v1/reliability/status")).toEqual(["limit", "cursor", "metric", "status", "table"]);
+    expect(names("/v1/compiler/ir")).toEqual(["limit", "cursor", "metric", "table"]);
     expect(names("/v1/compiler/status")).toEqual(names("/v1/compiler/ir"));
   });
 

@@ -74,7 +74,7 @@ describe("schemas", () => {
     expect(parseInput(statusListingQuery, { limit: 10_000, status: "unreliable" })).toEqual({ limit: 10_000, status: "unreliable" });
     expect(parseInput(irListingQuery, { limit: 1, table: "orders" })).toEqual({ limit: 1, table: "orders" });
     for (const limit of ["0", "10001", "1.5", "abc", "", -1]) {
-      expect(rejects(() => parseInput(testListingQuery, { limit }))).toBe('invalid parameter "limit": expected an integer from 1 to 10000');
+      expect(rejects(() => parseInput(testListingQuery, { limit }))).toBe('invalid parameter "limit": expected a whole number from 1 to 10000');
     }
     expect(rejects(() => parseInput(statusListingQuery, { cursor: "" }))).toMatch(/^invalid parameter "cursor": /);
     expect(rejects(() => parseInput(statusListingQuery, { cursor: "x".repeat(513) }))).toMatch(/^invalid parameter "cursor": /);

@@ -1,7 +1,7 @@
 // Every scan query runs read-only, with max_execution_time = QUERY_TIMEOUT_SECONDS, under the
 // scan's query id: checked from INSIDE the scan's own queries (a metric filter reads
 // system.settings / system.processes), on warehouses built from the daemon's config.
-// A query stopped by the time limit is a warning that says why (a transient reason).
+// A query stopped by the time limit is a fault, not a finding: the scan fails and says why.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +12,7 @@ import { createWarehouses } from "../../src/warehouse/create-warehouses.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { serverConnection } from "../helpers/warehouses.js";
 import { loadYaml } from "./fixture-catalog.js";
-import { runScan, tableQueries, type ScanRun } from "./run-scan.js";
+import { runScan, type ScanRun } from "./run-scan.js";
 
 const TIMEOUT = 1; // QUERY_TIMEOUT_SECONDS
 const SCAN_ID = "corr-settings";
@@ -45,10 +45,15 @@ function catalog(engine: "embedded" | "server"): string {
   return `metrics:${metric("runs_read_only", setting("readonly", "1"))}
 ${metric("runs_with_time_limit", setting("max_execution_time", String(TIMEOUT)))}
 ${metric("runs_under_scan_query_id", ownQueryId(engine))}
-${metric("runs_too_long", "sleep(3) = 0", "system.databases")}
-${metric("shares_the_slow_table", "name != ''", "system.databases")}
 `;
 }
+
+const slowCatalog = () => `metrics:
+  - name: runs_too_long
+    table: system.databases
+    filter: "sleep(3) = 0"
+    measures:
+      - { alias: rows, function: Count }`;
 
 describe.each(cases)("$name warehouse from the config", ({ name, env }) => {
   let dataDir: string;
@@ -72,10 +77,8 @@ describe.each(cases)("$name warehouse from the config", ({ name, env }) => {
   });
 
   it("sends one query per table here (the filters on system.one fold into one query)", () => {
-    // A timeout is not a refused query: the slow metric is kept on its own table, since a
-    // timed-out folded query is not re-run per filter (every test of that table would wait).
-    expect(run.sent.map((s) => s.options.queryId)).toEqual([`${SCAN_ID}-schema-default`, `${SCAN_ID}-q1`, `${SCAN_ID}-q2`]);
-    expect(run.sent[2]!.sql).toMatch(/FROM `system`\.`one` WHERE \(\(.*\) OR \(.*\) OR \(.*\)\)$/);
+    expect(run.sent.map((s) => s.options.queryId)).toEqual([`${SCAN_ID}-schema-default`, `${SCAN_ID}-q1`]);
+    expect(run.sent[1]!.sql).toMatch(/FROM `system`\.`one` WHERE \(\(.*\) OR \(.*\) OR \(.*\)\)$/);
   });
 
   it("runs every scan query with readonly=1 and max_execution_time from QUERY_TIMEOUT_SECONDS", () => {
@@ -89,17 +92,10 @@ describe.each(cases)("$name warehouse from the config", ({ name, env }) => {
     expect(notEmpty("runs_under_scan_query_id")).toMatchObject({ status: "passing", rows_total: 1 });
   });
 
-  it("a query stopped by max_execution_time is a warning that names the reason", () => {
-    const slow = notEmpty("runs_too_long");
-    expect(slow.status).toBe("warning");
-    expect(slow.message).toMatch(new RegExp(`^not evaluated: .*query ${SCAN_ID}-q\\d+ failed: ClickHouse error 159: Timeout exceeded`));
-    expect(run.statuses.find((s) => s.metric_name === "runs_too_long")).toMatchObject({ status: "degraded", safe_to_use: true });
-  });
-
-  it("does not re-run a timed-out folded query per filter: its other filter waits for the next scan", () => {
-    const shared = notEmpty("shares_the_slow_table");
-    expect(shared.status).toBe("warning");
-    expect(shared.message).toMatch(/ClickHouse error 159: Timeout exceeded/);
-    expect(tableQueries(run.sent)).toHaveLength(2);
+  it("a query stopped by max_execution_time fails the scan with the reason, instead of becoming a finding", async () => {
+    const slow = await loadYaml({ "slow.yaml": slowCatalog() });
+    await expect(runScan(slow, warehouses.get("default")!, { scanId: `${SCAN_ID}-slow`, concurrency: 1 })).rejects.toThrow(
+      new RegExp(`^warehouse "default" did not answer: .*query ${SCAN_ID}-slow-q1 failed: ClickHouse error 159: Timeout exceeded`),
+    );
   });
 });

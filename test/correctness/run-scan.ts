@@ -1,5 +1,7 @@
 // Runs the daemon's real scan path (executeScan: schema -> plan -> one query per table
 // -> evaluate -> derive) on a real warehouse, recording every query it sends.
+import { judgeAll } from "../../src/evaluate/evaluate.js";
+import type { TestResult } from "../../src/evaluate/types.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import type { QueryOptions, Row, Warehouse } from "../../src/warehouse/warehouse.js";
@@ -25,6 +27,7 @@ export function countingWarehouse(warehouse: Warehouse, sent: SentQuery[]): Ware
 }
 
 export interface ScanRun extends ScanOutcome {
+  results: TestResult[];
   sent: SentQuery[];
   scanId: string;
 }
@@ -42,7 +45,8 @@ export async function runScan(
     maxQuerySize: options.maxQuerySize ?? 262_144,
     signal: new AbortController().signal,
   });
-  return { ...outcome, sent, scanId };
+  // Every (metric, test) judged on its check's observation, in the snapshot's order.
+  return { ...outcome, results: judgeAll(snapshot.tests, outcome.observations), sent, scanId };
 }
 
 /** Opens the engine and seeds the fixture into `db`; the caller closes it with dropFixture. */

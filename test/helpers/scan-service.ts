@@ -1,13 +1,15 @@
-// The real scan service over one real warehouse, with the settings the service tests share.
+// The real scan service over one real warehouse, with the settings the service tests share, and
+// the read model it feeds (as main.ts wires them).
 import pino from "pino";
 import { createMetrics } from "../../src/metrics/prometheus.js";
+import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
 import { createScanService } from "../../src/scan/scan-service.js";
 import type { ScanService } from "../../src/scan/types.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import type { Store } from "../../src/store/store.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 
-export function testScanService(store: Store, warehouse: Warehouse, getSnapshot: () => CatalogSnapshot): ScanService {
+export function testScanService(store: Store, warehouse: Warehouse, getSnapshot: () => CatalogSnapshot, readModel?: ReadModel): ScanService {
   return createScanService({
     getSnapshot,
     warehouses: new Map([["default", warehouse]]),
@@ -17,5 +19,10 @@ export function testScanService(store: Store, warehouse: Warehouse, getSnapshot:
     concurrency: 2,
     maxQuerySize: 262_144,
     retentionDays: 30,
+    ...(readModel ? { afterScan: () => readModel.refresh({ force: true }), currentObservations: () => readModel.view().observations } : {}),
   });
+}
+
+export function testReadModel(store: Store, getSnapshot: () => CatalogSnapshot, historyLimit = 50): ReadModel {
+  return createReadModel({ store, getSnapshot, historyLimit });
 }

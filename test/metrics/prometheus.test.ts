@@ -15,7 +15,7 @@ describe("createMetrics", () => {
       { metric_name: "gross_revenue", status: "degraded" },
       { metric_name: "order_count", status: "unreliable", safe_to_use: false },
     ]);
-    let text = await m.registry.metrics();
+    let text = await m.text();
     expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="degraded"} 1');
     expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="healthy"} 0');
     expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unknown"} 0');
@@ -24,7 +24,7 @@ describe("createMetrics", () => {
     expect(text).toContain('metric_reliability_safe_to_use{metric="order_count"} 0');
 
     m.setStatuses([{ metric_name: "gross_revenue", status: "unknown" }]);
-    text = await m.registry.metrics();
+    text = await m.text();
     expect(text).not.toContain('metric="order_count"');
     expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unknown"} 1');
     expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 0');

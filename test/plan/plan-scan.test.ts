@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planScan, QUERY_WRAPPER_BYTES, unfoldQuery } from "../../src/plan/plan-scan.js";
+import { byScannedTable, mergePlans, planScan, QUERY_WRAPPER_BYTES, unfoldQuery } from "../../src/plan/plan-scan.js";
 import { SCHEMA, col, makeTest } from "./make-test.js";
 
 const BIG = 262_144;
@@ -163,5 +163,15 @@ describe("planScan", () => {
     const plan = planScan([amountNotNull, ri], SCHEMA, { maxQuerySize: 200 + QUERY_WRAPPER_BYTES });
     expect(plan.queries).toHaveLength(2);
     expect(plan.queries[1]!.sql).toContain(longSub);
+  });
+});
+
+describe("planning one table at a time", () => {
+  it("merges per-table plans into exactly the plan of the whole catalogue", () => {
+    const filtered = makeTest({ ...amountNotNull, key: "filtered", filter: "status = 'completed'" });
+    const tests = [keyUnique, notEmpty, amountNotNull, fresh, keyUnique, columnsExist, filtered, amountFinite];
+    const groups = byScannedTable(tests);
+    expect(groups.map((g) => g[0]!.table)).toEqual(["shop.customers", "shop.orders"]);
+    expect(mergePlans(groups.map((group) => planScan(group, SCHEMA, { maxQuerySize: BIG })))).toEqual(planScan(tests, SCHEMA, { maxQuerySize: BIG }));
   });
 });

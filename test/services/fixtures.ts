@@ -1,10 +1,9 @@
 // Hand-built plain values for service and transport tests.
 import type { MetricIR } from "../../src/compile/ir.js";
 import { structured } from "../infer/fixtures.js";
-import { result as storeResult } from "../store/fixtures.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import type { InferredTest } from "../../src/infer/types.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { makeSnapshot, type CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import type { StoredMetricStatus } from "../../src/store/store.js";
 
 export function ir(partial: Partial<MetricIR> & { name: string }): MetricIR {
@@ -36,10 +35,19 @@ export function inferred(metric: string, rule = "measure_not_null"): InferredTes
 }
 
 export function result(metric: string, status: TestResult["status"], rule = "measure_not_null"): TestResult {
-  return storeResult(metric, rule, status, {
+  return {
+    metric,
+    rule,
+    name: `${metric}: ${rule}`,
+    severity: "HIGH",
+    confidence: "high",
+    status,
+    rows_affected: status === "passing" ? 0 : 12,
+    rows_total: 10_000,
     message: status === "passing" ? "no violations" : "12 of 10,000 rows (0.12%) have NULL amount",
     sample_sql: "SELECT * FROM `shop`.`orders` WHERE amount IS NULL LIMIT 10",
-  });
+    check: "amount IS NOT NULL",
+  };
 }
 
 export function stored(metric: string, status: StoredMetricStatus["status"], at = new Date("2024-05-01T10:00:00Z")): StoredMetricStatus {
@@ -55,10 +63,10 @@ export function stored(metric: string, status: StoredMetricStatus["status"], at 
 }
 
 export function snapshot(metrics: MetricIR[] = [ir({ name: "gross_revenue" })]): CatalogSnapshot {
-  return {
+  return makeSnapshot({
     metrics,
     tests: metrics.filter((m) => m.kind === "structured").map((m) => inferred(m.name)),
     errors: [{ metric: "broken_metric", file: "metrics/bad.yaml", message: "measures[0].function: invalid" }],
     compiled_at: new Date("2024-05-01T09:00:00Z"),
-  };
+  });
 }

@@ -5,8 +5,10 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createMetrics } from "../../src/metrics/prometheus.js";
-import { testScanService } from "../helpers/scan-service.js";
+import type { ReadModel } from "../../src/read-model/read-model.js";
+import { testReadModel, testScanService } from "../helpers/scan-service.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { makeSnapshot } from "../../src/services/catalog-snapshot.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import { createReliabilityService } from "../../src/services/reliability-service.js";
 import { createStore } from "../../src/store/prisma-store.js";
@@ -28,6 +30,9 @@ let demo: CatalogSnapshot;
 let catalogue: CatalogSnapshot;
 let service: ReturnType<typeof createReliabilityService>;
 let shortHistory: ReturnType<typeof createReliabilityService>;
+let readModel: ReadModel;
+/** a second replica's read model, keeping one status period per metric */
+let shortModel: ReadModel;
 
 beforeAll(async () => {
   handle = await embedded.open();
@@ -37,9 +42,12 @@ beforeAll(async () => {
   demo = await loadCatalogSnapshot(DEMO_METRICS_DIR);
   catalogue = demo;
   const getSnapshot = () => catalogue;
-  const scanService = testScanService(store, handle.warehouse, getSnapshot);
-  service = createReliabilityService({ getSnapshot, store, scanService });
-  shortHistory = createReliabilityService({ getSnapshot, store, scanService, historyLimit: 1 });
+  readModel = testReadModel(store, getSnapshot);
+  shortModel = testReadModel(store, getSnapshot, 1);
+  await readModel.refresh({ force: true });
+  const scanService = testScanService(store, handle.warehouse, getSnapshot, readModel);
+  service = createReliabilityService({ readModel, store, scanService });
+  shortHistory = createReliabilityService({ readModel: shortModel, store, scanService });
 });
 
 afterAll(async () => {
@@ -73,12 +81,14 @@ describe("reliability service", () => {
     expect(listing.summary).toEqual(EXPECTED_SUMMARY);
     for (const m of listing.metrics) expect(m.status, m.metric_name).toBe(EXPECTED_STATUS[m.metric_name]);
     // A metric removed from the catalogue disappears, though the store still has its status.
-    catalogue = { ...demo, metrics: demo.metrics.filter((m) => m.name !== "page_views") };
+    catalogue = { ...demo, metrics: demo.metrics.filter((m) => m.name !== "page_views"), metricsByName: new Map([...demo.metricsByName].filter(([name]) => name !== "page_views")) };
+    await readModel.refresh();
     try {
       expect((await service.status()).summary).toEqual({ ...EXPECTED_SUMMARY, total: EXPECTED_SUMMARY.total - 1, healthy: EXPECTED_SUMMARY.healthy - 1 });
       await expect(service.metricStatus("page_views")).rejects.toMatchObject({ code: "not_found", message: 'metric "page_views" not found' });
     } finally {
       catalogue = demo;
+      await readModel.refresh();
     }
   });
 
@@ -86,7 +96,8 @@ describe("reliability service", () => {
     const first = await service.metricStatus("stock_on_hand");
     expect(first.failing_tests.map((t) => [t.rule, t.status, t.rows_affected])).toEqual([["freshness", "failing", 1]]);
     // Without its freshness test, stock_on_hand is healthy: a new status period begins.
-    catalogue = { ...demo, tests: demo.tests.filter((t) => !(t.metric === "stock_on_hand" && t.rule === "freshness")) };
+    const tests = demo.tests.filter((t) => !(t.metric === "stock_on_hand" && t.rule === "freshness"));
+    catalogue = makeSnapshot({ ...demo, tests });
     try {
       const scan = await service.triggerScan({ wait: true });
       const view = await service.metricStatus("stock_on_hand");
@@ -95,6 +106,9 @@ describe("reliability service", () => {
         { status: "healthy", from: scan.finished_at, to: null },
         { status: "unreliable", from: first.since, to: scan.finished_at },
       ]);
+      // another replica sees the newer scan on its next sweep
+      expect(await shortModel.refresh()).toBe(true);
+      expect(await shortModel.refresh()).toBe(false);
       expect((await shortHistory.metricStatus("stock_on_hand")).history).toEqual([view.history[0]]);
       // Unchanged metrics keep their period.
       expect(await service.metricStatus("gross_revenue")).toMatchObject({ status: "unreliable", since: first.since, history: [{ to: null }] });
@@ -103,10 +117,10 @@ describe("reliability service", () => {
     }
   });
 
-  it("refreshes the Prometheus gauges from the store", async () => {
+  it("refreshes the Prometheus gauges from the read model", async () => {
     const metrics = createMetrics();
     await service.refreshMetrics(metrics);
-    const text = await metrics.registry.metrics();
+    const text = await metrics.text();
     expect(text).toContain('metric_reliability_status{metric="stock_on_hand",status="healthy"} 1');
     expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unreliable"} 1');
     expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 0');
@@ -118,11 +132,14 @@ describe("reliability service", () => {
     await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("22222222") });
   });
 
-  it("maps a store outage to unavailable; catalogue-only answers still work", async () => {
+  it("serves the last statuses from memory through a store outage; store reads map to unavailable", async () => {
+    const before = await service.status();
+    const gross = await service.metricStatus("gross_revenue");
     await store.close();
     const unavailable = { code: "unavailable", message: "the status store is unavailable" };
-    await expect(service.status()).rejects.toMatchObject(unavailable);
-    await expect(service.metricStatus("gross_revenue")).rejects.toMatchObject(unavailable);
+    await expect(readModel.refresh()).rejects.toThrow();
+    expect(await service.status()).toEqual(before);
+    expect(await service.metricStatus("gross_revenue")).toEqual(gross);
     await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject(unavailable);
     await expect(service.triggerScan({ wait: false })).rejects.toMatchObject({ code: "unavailable", message: expect.stringMatching(/^cannot record the scan/) });
     await expect(service.metricStatus("no_such_metric")).rejects.toMatchObject({ code: "not_found" });

@@ -52,7 +52,7 @@ describe("buildMetricStatus", () => {
 describe("views", () => {
   it("serialises scans and the compiler status with ISO dates", () => {
     const started = new Date("2024-05-01T10:00:00Z");
-    expect(scanView({ scan_id: "s", trigger: "manual", status: "running", started_at: started, finished_at: null, error: null, summary: null })).toEqual({
+    expect(scanView({ scan_id: "s", trigger: "manual", status: "running", started_at: started, finished_at: null, error: null, summary: null, catalog_version: null })).toEqual({
       scan_id: "s", status: "running", trigger: "manual", started_at: "2024-05-01T10:00:00.000Z", finished_at: null, error: null, summary: null,
     });
     const status = compilerStatusView(snapshot());

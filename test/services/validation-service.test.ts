@@ -14,7 +14,7 @@ describe("validation service", () => {
 
   it("reports a finished scan's results with their summary and ran_at", () => {
     const finished = new Date("2024-05-01T10:00:05Z");
-    const scan = { scan_id: "s", trigger: "api_run" as const, status: "succeeded" as const, started_at: new Date(0), finished_at: finished, error: null, summary: null };
+    const scan = { scan_id: "s", trigger: "api_run" as const, status: "succeeded" as const, started_at: new Date(0), finished_at: finished, error: null, summary: null, catalog_version: null };
     const run = testRunReport(scan, [result("gross_revenue", "passing"), result("gross_revenue", "failing"), result("gross_revenue", "warning")]);
     expect(run.summary).toEqual({ total: 3, passing: 1, failing: 1, warning: 1 });
     expect(run.ran_at).toBe("2024-05-01T10:00:05.000Z");

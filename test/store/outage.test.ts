@@ -4,6 +4,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { finished } from "./fixtures.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import { StoreError } from "../../src/store/store-error.js";
 import { targets } from "./databases.js";
@@ -41,7 +42,7 @@ describe("store outages", () => {
       expect(await store.ping()).toBe(false);
       await expect(store.latestStatuses()).rejects.toThrow(/^store latestStatuses failed: .+/);
       await expect(store.claimRun("t", new Date())).rejects.toBeInstanceOf(StoreError);
-      await expect(store.completeScan({ scan_id: "s", finished_at: new Date(), results: [], statuses: [] })).rejects.toThrow(
+      await expect(store.completeScan(finished("s", [], {}, []))).rejects.toThrow(
         /^store completeScan failed: /,
       );
       await expect(store.getScan("s")).rejects.toThrow(/does not exist|terminat|connect/i);

@@ -20,7 +20,7 @@ export interface ExpectedTable {
   foreignKeys: { name: string; column: string; references: string; onDelete: string }[];
 }
 
-const SCALARS: Record<string, string> = { String: "text", Int: "integer", BigInt: "bigint", Boolean: "boolean", DateTime: "timestamp without time zone" };
+const SCALARS: Record<string, string> = { String: "text", Int: "integer", BigInt: "bigint", Boolean: "boolean", DateTime: "timestamp without time zone", Float: "double precision" };
 const ON_DELETE: Record<string, string> = { Cascade: "CASCADE", Restrict: "RESTRICT", SetNull: "SET NULL", NoAction: "NO ACTION" };
 
 const list = (text: string) => text.split(",").map((s) => s.trim()).filter(Boolean);

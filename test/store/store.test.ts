@@ -4,79 +4,124 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ABORTED_ERROR, createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { targets, type TestDatabase } from "./databases.js";
-import { at, result, status } from "./fixtures.js";
+import { at, finished, observation, status, test } from "./fixtures.js";
 
 describe.each(targets)("store on $name", (target) => {
   let db: TestDatabase;
   let store: Store;
+  /** the store's clock: finished_at is taken inside completeScan */
+  let clock = at(0);
+  const open = () => createStore({ ...db.options, now: () => clock });
 
   beforeEach(async () => {
     db = await target.fresh();
-    store = await createStore(db.options);
+    store = await open();
   });
   afterEach(async () => {
     await store.close();
     await db.drop();
   });
 
-  /** Creates and completes a scan. */
-  async function scan(id: string, minute: number, results: ReturnType<typeof result>[], statuses: ReturnType<typeof status>[]) {
+  /** Creates and completes a scan that finishes at `minute`. */
+  async function scan(id: string, minute: number, ...rest: Parameters<typeof finished> extends [string, ...infer R] ? R : never) {
     await store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
-    return store.completeScan({ scan_id: id, finished_at: at(minute), results, statuses });
+    clock = at(minute);
+    return store.completeScan(finished(id, ...rest));
   }
+  /** Reads the database directly; PGlite allows one open instance per directory, so the store closes meanwhile. */
+  async function inspect<T = Record<string, unknown>>(sql: string): Promise<T[]> {
+    await store.close();
+    try {
+      return await db.query<T>(sql);
+    } finally {
+      store = await open();
+    }
+  }
+  const count = async (table: string) => (await inspect<{ n: number }>(`SELECT count(*)::int AS n FROM "${table}"`))[0]!.n;
 
   it("creates, completes and reads back a scan", async () => {
     const created = await store.createScan({ scan_id: "s1", trigger: "schedule", started_at: at(0) });
-    expect(created).toEqual({ scan_id: "s1", trigger: "schedule", status: "running", started_at: at(0), finished_at: null, error: null, summary: null });
+    expect(created).toEqual({ scan_id: "s1", trigger: "schedule", status: "running", started_at: at(0), finished_at: null, error: null, summary: null, catalog_version: null });
     expect(await store.getRunningScan()).toEqual(created);
 
     const big = 5_000_000_000; // beyond INT4: the columns are BIGINT and come back as numbers
-    const results = [
-      result("orders", "not_null", "failing", { rows_affected: big, rows_total: big * 2 }),
-      result("orders", "fresh", "warning"),
-      result("aov", "unique"),
-    ];
-    const done = await store.completeScan({ scan_id: "s1", finished_at: at(1), results, statuses: [status("orders", "unreliable"), status("aov", "healthy")] });
-    expect(done).toMatchObject({ status: "succeeded", finished_at: at(1), error: null, summary: { total: 3, passing: 1, failing: 1, warning: 1 } });
+    const tests = [test("orders", "k1"), test("orders", "k2"), test("aov", "k1")];
+    clock = at(1);
+    const done = await store.completeScan({
+      ...finished("s1", tests, { k1: observation(big, big * 2), k2: { outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message: "not evaluated: x", sample_sql: "SELECT 1" } }, [status("orders", "unreliable"), status("aov", "healthy")]),
+      summary: { total: 3, passing: 1, failing: 1, warning: 1 },
+    });
+    expect(done).toMatchObject({ status: "succeeded", finished_at: at(1), error: null, summary: { total: 3, passing: 1, failing: 1, warning: 1 }, catalog_version: "v1" });
     expect(await store.getScan("s1")).toEqual(done);
     expect(await store.getScan("nope")).toBeNull();
     expect(await store.getRunningScan()).toBeNull();
+    expect(await store.newestSucceededScan()).toEqual(done);
 
-    const latest = await store.latestResults();
-    expect(latest?.scan).toEqual(done);
-    // stable order: metric, rule, name
-    expect(latest?.results.map((r) => `${r.metric}/${r.rule}`)).toEqual(["aov/unique", "orders/fresh", "orders/not_null"]);
-    expect(latest?.results[2]).toEqual(results[0]);
-    expect(typeof latest?.results[2]?.rows_affected).toBe("number");
-
-    expect(await store.latestStatuses()).toEqual([
+    const state = await store.readState({ historyLimit: 10 });
+    expect(state.scan).toEqual(done);
+    expect(state.observations.get("k1")).toEqual(observation(big, big * 2));
+    expect(typeof state.observations.get("k1")?.rows_affected).toBe("number");
+    expect(state.observations.get("k2")).toEqual({ outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message: "not evaluated: x", sample_sql: "SELECT 1" });
+    expect(state.statuses).toEqual([
       { ...status("aov", "healthy"), checked_at: at(1), since: at(1), scan_id: "s1" },
       { ...status("orders", "unreliable"), checked_at: at(1), since: at(1), scan_id: "s1" },
     ]);
-    expect(await store.latestStatus("orders")).toMatchObject({ status: "unreliable", safe_to_use: false });
-    expect(await store.latestStatus("nope")).toBeNull();
-    expect(await store.latestResultsFor("aov")).toEqual([results[2]]);
-    expect(await store.latestResultsFor("nope")).toEqual([]);
+    expect(state.history.get("orders")).toEqual([{ status: "unreliable", from: at(1), to: null }]);
+    expect(await store.currentObservations()).toEqual(state.observations);
+    // one row per distinct check, one definition per (metric, test)
+    expect(await count("checks")).toBe(2);
+    expect(await count("test_definitions")).toBe(3);
+    expect(await count("check_results")).toBe(2);
   });
 
   it("records failed scans without touching results or statuses", async () => {
     await store.createScan({ scan_id: "f1", trigger: "manual", started_at: at(0) });
     const failed = await store.failScan("f1", at(2), "warehouse unavailable");
     expect(failed).toMatchObject({ status: "failed", finished_at: at(2), error: "warehouse unavailable", summary: null });
-    expect(await store.latestResults()).toBeNull();
+    expect(await store.newestSucceededScan()).toBeNull();
     expect(await store.latestStatuses()).toEqual([]);
+    expect((await store.readState({ historyLimit: 5 })).observations.size).toBe(0);
     await expect(store.failScan("missing", at(3), "x")).rejects.toThrow(/scan missing not found/);
-    await expect(store.completeScan({ scan_id: "f1", finished_at: at(4), results: [], statuses: [] })).rejects.toThrow(/already failed/);
+    await expect(store.completeScan(finished("f1", [], {}, []))).rejects.toThrow(/already failed/);
+  });
+
+  it("writes nothing but the scan row when nothing changed", async () => {
+    const tests = [test("m1", "k1"), test("m2", "k1"), test("m2", "k2")];
+    const obs = { k1: observation(0), k2: observation(3) };
+    await scan("a", 10, tests, obs, [status("m1", "healthy"), status("m2", "unreliable")]);
+    const before = { results: await count("check_results"), changes: await count("status_changes"), definitions: await count("test_definitions") };
+    await scan("b", 20, tests, obs, [status("m1", "healthy"), status("m2", "unreliable")]);
+    await scan("c", 30, tests, obs, [status("m1", "healthy"), status("m2", "unreliable")]);
+    expect({ results: await count("check_results"), changes: await count("status_changes"), definitions: await count("test_definitions") }).toEqual(before);
+    // the rows were not rewritten either: they still name the scan that last changed them
+    expect(await store.latestStatus("m1")).toMatchObject({ status: "healthy", since: at(10), checked_at: at(10), scan_id: "a" });
+    expect(await inspect(`SELECT DISTINCT "scan_id" FROM "check_results"`)).toEqual([{ scan_id: "a" }]);
+  });
+
+  it("opens a new result period only for the checks whose values changed", async () => {
+    const tests = [test("m", "k1"), test("m", "k2")];
+    await scan("a", 10, tests, { k1: observation(0), k2: observation(0) }, [status("m", "healthy")]);
+    await scan("b", 20, tests, { k1: observation(5), k2: observation(0) }, [status("m", "unreliable")]);
+    const rows = await inspect<{ key: string; rows_affected: string; from: Date; to: Date | null }>(
+      `SELECT c."key", r."rows_affected"::text, r."valid_from" AS "from", r."valid_to" AS "to" FROM "check_results" r JOIN "checks" c ON c."id" = r."check_id" ORDER BY c."key", r."valid_from"`,
+    );
+    expect(rows).toEqual([
+      { key: "k1", rows_affected: "0", from: at(10), to: at(20) },
+      { key: "k1", rows_affected: "5", from: at(20), to: null },
+      { key: "k2", rows_affected: "0", from: at(10), to: null },
+    ]);
+    expect((await store.currentObservations()).get("k1")?.rows_affected).toBe(5);
   });
 
   it("keeps `since` while a status holds and records each change", async () => {
-    await scan("a", 10, [result("m", "r")], [status("m", "healthy"), status("other", "degraded")]);
-    await scan("b", 20, [result("m", "r")], [status("m", "healthy")]);
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10), checked_at: at(20), scan_id: "b" });
+    const tests = [test("m", "k"), test("other", "o")];
+    await scan("a", 10, tests, { k: observation() }, [status("m", "healthy"), status("other", "degraded")]);
+    await scan("b", 20, tests, { k: observation() }, [status("m", "healthy")]);
+    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
 
-    await scan("c", 30, [result("m", "r", "failing")], [status("m", "unreliable")]);
-    await scan("d", 40, [result("m", "r")], [status("m", "healthy")]);
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(40), checked_at: at(40) });
+    await scan("c", 30, tests, { k: observation(1) }, [status("m", "unreliable")]);
+    await scan("d", 40, tests, { k: observation() }, [status("m", "healthy")]);
+    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(40), checked_at: at(40), scan_id: "d" });
     expect(await store.statusHistory("m", 10)).toEqual([
       { status: "healthy", from: at(40), to: null },
       { status: "unreliable", from: at(30), to: at(40) },
@@ -84,35 +129,50 @@ describe.each(targets)("store on $name", (target) => {
     ]);
     expect(await store.statusHistory("m", 2)).toHaveLength(2);
     expect(await store.statusHistory("m", 0)).toEqual([]);
+    expect((await store.readState({ historyLimit: 2 })).history.get("m")).toEqual([
+      { status: "healthy", from: at(40), to: null },
+      { status: "unreliable", from: at(30), to: at(40) },
+    ]);
     // a metric absent from later scans is left alone
     expect(await store.latestStatus("other")).toMatchObject({ status: "degraded", since: at(10), checked_at: at(10), scan_id: "a" });
     expect(await store.statusHistory("other", 10)).toEqual([{ status: "degraded", from: at(10), to: null }]);
-
-    // a scan that finished before the stored status was checked does not roll it back
-    await scan("late", 35, [result("m", "r", "failing")], [status("m", "unreliable")]);
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(40) });
   });
 
-  it("finds each metric's newest results, even in an older scan", async () => {
-    await scan("a", 10, [result("m1", "r"), result("m2", "r", "failing")], [status("m1", "healthy"), status("m2", "unreliable")]);
-    await scan("b", 20, [result("m1", "r", "warning")], [status("m1", "degraded")]);
-    expect((await store.latestResultsFor("m1")).map((r) => r.status)).toEqual(["warning"]);
-    expect((await store.latestResultsFor("m2")).map((r) => r.status)).toEqual(["failing"]);
-    expect((await store.latestResults())?.scan.scan_id).toBe("b");
+  it("does not let a scan overtaken by a later one roll statuses or results back", async () => {
+    const tests = [test("m", "k")];
+    await store.createScan({ scan_id: "slow", trigger: "schedule", started_at: at(1) });
+    await scan("fast", 10, tests, { k: observation(0) }, [status("m", "healthy")]);
+    clock = at(20);
+    const slow = await store.completeScan(finished("slow", tests, { k: observation(9) }, [status("m", "unreliable")]));
+    expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20) });
+    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
+    expect((await store.currentObservations()).get("k")?.rows_affected).toBe(0);
+  });
+
+  it("stores a catalogue version's definitions once, and a new version beside it", async () => {
+    const v1 = [test("m", "k1"), test("m", "k2")];
+    await scan("a", 10, v1, { k1: observation(), k2: observation() }, [status("m", "healthy")]);
+    await scan("b", 20, v1, { k1: observation(), k2: observation() }, [status("m", "healthy")]);
+    expect(await count("test_definitions")).toBe(2);
+    const v2 = [test("m", "k1", { tolerance: 0.5 }), test("m", "k3")];
+    await scan("c", 30, v2, { k1: observation(), k3: observation() }, [status("m", "healthy")], "v2");
+    expect(await inspect(`SELECT "hash" FROM "catalog_versions" ORDER BY "hash"`)).toEqual([{ hash: "v1" }, { hash: "v2" }]);
+    expect(await count("test_definitions")).toBe(4);
+    expect(await count("checks")).toBe(3);
+    expect(await inspect(`SELECT "tolerance" FROM "test_definitions" WHERE "catalog_version" = 'v2' ORDER BY "tolerance" DESC LIMIT 1`)).toEqual([{ tolerance: 0.5 }]);
   });
 
   it("keeps everything across a restart and applies no migration twice", async () => {
-    await scan("a", 10, [result("m", "r")], [status("m", "healthy")]);
-    const before = await store.latestResults();
+    await scan("a", 10, [test("m", "k")], { k: observation(2) }, [status("m", "healthy")]);
+    const before = await store.readState({ historyLimit: 10 });
     await store.close();
-    store = await createStore(db.options);
-    expect(await store.latestResults()).toEqual(before);
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
+    store = await open();
+    expect(await store.readState({ historyLimit: 10 })).toEqual(before);
     await store.close();
     const rows = await db.query<{ n: number; names: number }>(`SELECT count(*)::int AS n, count(DISTINCT migration_name)::int AS names FROM "_prisma_migrations"`);
     expect(rows[0]?.n).toBeGreaterThan(0);
     expect(rows[0]?.n).toBe(rows[0]?.names);
-    store = await createStore(db.options);
+    store = await open();
   });
 
   it("marks scans left running by a dead process as aborted, but not one whose heartbeat is fresh", async () => {
@@ -120,7 +180,6 @@ describe.each(targets)("store on $name", (target) => {
     await store.createScan({ scan_id: "r2", trigger: "schedule", started_at: at(1) });
     await store.createScan({ scan_id: "live", trigger: "manual", started_at: at(2) });
     await store.heartbeatScan("live", at(30));
-    await scan("ok", 5, [], []);
     expect(await store.abortOrphanedScans(at(20))).toBe(2);
     expect(await store.getScan("live")).toMatchObject({ status: "running" });
     await store.heartbeatScan("live", at(40));
@@ -128,12 +187,12 @@ describe.each(targets)("store on $name", (target) => {
     expect(await store.abortOrphanedScans(at(41))).toBe(1);
     expect(await store.getScan("r1")).toMatchObject({ status: "aborted", error: ABORTED_ERROR });
     expect((await store.getScan("r1"))?.finished_at).toBeInstanceOf(Date);
-    expect(await store.getScan("ok")).toMatchObject({ status: "succeeded" });
     expect(await store.getRunningScan()).toBeNull();
     expect(await store.abortOrphanedScans(at(99))).toBe(0);
     // a scan aborted by another replica's start-up may still finish: its results are real
-    const finished = await store.completeScan({ scan_id: "r2", finished_at: at(9), results: [result("m", "r")], statuses: [status("m", "healthy")] });
-    expect(finished).toMatchObject({ status: "succeeded", error: null });
+    clock = at(9);
+    const done = await store.completeScan(finished("r2", [test("m", "k")], { k: observation() }, [status("m", "healthy")]));
+    expect(done).toMatchObject({ status: "succeeded", error: null });
   });
 
   it("elects exactly one claimer per (name, fire time)", async () => {
@@ -145,32 +204,42 @@ describe.each(targets)("store on $name", (target) => {
     expect(await store.claimRun("other-task", fire)).toBe(true);
   });
 
-  it("prunes old history but keeps the newest scan and current statuses", async () => {
-    await scan("old", 10, [result("gone", "r")], [status("gone", "healthy")]);
-    await scan("mid", 20, [result("m", "r", "failing")], [status("m", "unreliable")]);
-    await scan("new", 30, [result("m", "r")], [status("m", "healthy")]);
+  it("prunes old history but keeps the newest scan, current results and current statuses", async () => {
+    await scan("old", 10, [test("gone", "g")], { g: observation() }, [status("gone", "healthy")], "v0");
+    await scan("mid", 20, [test("m", "k")], { k: observation(1) }, [status("m", "unreliable")]);
+    await scan("new", 30, [test("m", "k")], { k: observation(0) }, [status("m", "healthy")]);
     await store.createScan({ scan_id: "running", trigger: "manual", started_at: at(1) });
     await store.claimRun("task", at(0));
 
     await store.prune(new Date(Date.now() + 60_000));
+    expect(await store.getScan("old")).toBeNull();
     expect(await store.getScan("mid")).toBeNull();
     expect(await store.getScan("new")).not.toBeNull();
-    // "old" is still the scan behind gone's current status, so its results stay
-    expect(await store.getScan("old")).not.toBeNull();
-    expect(await store.latestResultsFor("gone")).toHaveLength(1);
     expect(await store.getScan("running")).toMatchObject({ status: "running" });
+    // version v0 is no longer run by any kept scan: its definitions and checks go
+    expect(await inspect(`SELECT "hash" FROM "catalog_versions"`)).toEqual([{ hash: "v1" }]);
+    expect([...(await store.currentObservations()).keys()]).toEqual(["k"]);
+    expect(await count("check_results")).toBe(1);
+    // a current status survives the scans that wrote it
+    expect(await store.latestStatus("gone")).toMatchObject({ status: "healthy", since: at(10) });
     expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(30) });
     expect(await store.statusHistory("m", 10)).toEqual([{ status: "healthy", from: at(30), to: null }]);
     expect(await store.claimRun("task", at(0))).toBe(true);
   });
 
-  it("writes a large scan in one transaction", async () => {
-    const results = Array.from({ length: 5_000 }, (_, i) => result(`metric_${i % 50}`, `rule_${i}`));
-    const statuses = Array.from({ length: 50 }, (_, i) => status(`metric_${i}`, "healthy", 100));
-    const done = await scan("big", 10, results, statuses);
-    expect(done.summary?.total).toBe(5_000);
-    expect((await store.latestResults())?.results).toHaveLength(5_000);
-    expect(await store.latestStatuses()).toHaveLength(50);
+  it("writes a large scan in a few statements and reads it back in pages", async () => {
+    // 3,000 metrics of 10 tests over 12,000 distinct checks (7,919 is prime to 12,000: no repeats within a metric)
+    const tests = Array.from({ length: 30_000 }, (_, i) => test(`metric_${Math.floor(i / 10)}`, `k${(i * 7_919) % 12_000}`));
+    const observations = Object.fromEntries(Array.from({ length: 12_000 }, (_, i) => [`k${i}`, observation(i % 7)]));
+    const statuses = Array.from({ length: 3_000 }, (_, i) => status(`metric_${i}`, i % 2 ? "healthy" : "degraded", 10));
+    const done = await scan("big", 10, tests, observations, statuses);
+    expect(done.status).toBe("succeeded");
+    const state = await store.readState({ historyLimit: 5 });
+    expect(state.observations.size).toBe(12_000);
+    expect(state.observations.get("k11999")).toEqual(observation(11_999 % 7));
+    expect(state.statuses).toHaveLength(3_000);
+    expect(state.history.size).toBe(3_000);
+    expect(await count("test_definitions")).toBe(30_000);
   });
 
   it("answers ping, and reports false once closed", async () => {
@@ -178,6 +247,6 @@ describe.each(targets)("store on $name", (target) => {
     await store.close();
     expect(await store.ping()).toBe(false);
     await store.close(); // idempotent
-    store = await createStore(db.options);
+    store = await open();
   });
 });

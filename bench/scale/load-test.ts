@@ -1,0 +1,49 @@
+// autocannon against the daemon and against a bare Express server returning the same bodies, in
+// the same run, so the ratio compares like with like on this machine.
+import { spawn } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import autocannon from "autocannon";
+import { freePort, type DaemonProcess } from "./daemon-process.js";
+
+export interface LoadResult {
+  path: string;
+  daemon: { rps: number; p99: number; errors: number; non2xx: number; bytes: number };
+  bare: { rps: number; p99: number; errors: number; non2xx: number; bytes: number };
+}
+
+async function cannon(url: string, headers: Record<string, string>, seconds: number, connections: number) {
+  const result = await autocannon({ url, headers, duration: seconds, connections });
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, bytes: result.throughput.average };
+}
+
+export async function loadTest(daemon: DaemonProcess, paths: string[], options: { root: string; workDir: string; seconds: number; connections: number; progress: (line: string) => void }): Promise<LoadResult[]> {
+  const bodies: Record<string, { type: "json" | "text"; body: unknown }> = {};
+  for (const p of paths) {
+    const res = await daemon.get(p);
+    if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${res.text.slice(0, 200)}`);
+    bodies[p] = p === "/metrics" ? { type: "text", body: res.text } : { type: "json", body: JSON.parse(res.text) };
+  }
+  const file = path.join(options.workDir, "bare-bodies.json");
+  await writeFile(file, JSON.stringify(bodies));
+  const port = await freePort();
+  const bare = spawn(process.execPath, ["--import", "tsx", path.join(options.root, "bench", "scale", "bare-server.ts"), file, String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    bare.stdout!.once("data", () => resolve());
+    bare.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
+  });
+  const results: LoadResult[] = [];
+  try {
+    for (const p of paths) {
+      options.progress(`load: ${p} on the daemon (${options.seconds} s, ${options.connections} connections)`);
+      const auth = { Authorization: `Bearer ${daemon.key}` };
+      const onDaemon = await cannon(`${daemon.base}${p}`, auth, options.seconds, options.connections);
+      options.progress(`load: ${p} on the bare Express server`);
+      const onBare = await cannon(`http://127.0.0.1:${port}${p}`, {}, options.seconds, options.connections);
+      results.push({ path: p, daemon: onDaemon, bare: onBare });
+    }
+  } finally {
+    bare.kill("SIGTERM");
+  }
+  return results;
+}

@@ -1,0 +1,122 @@
+// npm run bench:scale [-- --metrics N --tables T --rows R --seconds S --connections C --drop-every K]
+// A generated catalogue of N metrics over T tables on the ClickHouse server at CLICKHOUSE_URL,
+// the production build of the daemon on PostgreSQL (DATABASE_URL) or the embedded store, three
+// scans through a proxy that resets connections, then autocannon against the daemon and a bare
+// Express server in the same run. Prints every figure with its target, met or not.
+// A benchmark, not a test: the figures depend on the machine; the ratios are what compare.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { parseArgs } from "node:util";
+import { findPackageRoot } from "../../src/store/package-root.js";
+import { execServer } from "../../src/warehouse/clickhouse-server.js";
+import { startFlakyProxy } from "../../test/helpers/flaky-proxy.js";
+import { writeCatalog } from "../bench-catalog.js";
+import { wideStatements } from "../wide-mode.js";
+import { startDaemonProcess, startLagSampler } from "./daemon-process.js";
+import { loadTest } from "./load-test.js";
+import { printReport, type ScanFigures } from "./report.js";
+import { scaleMetrics } from "./scale-catalog.js";
+import { embeddedStore, postgresStore, type StoreHandle } from "./store-size.js";
+
+const progress = (line: string) => process.stderr.write(`[bench:scale] ${line}\n`);
+
+const { values: args } = parseArgs({
+  options: {
+    metrics: { type: "string", default: process.env.BENCH_SCALE_METRICS ?? "10000" },
+    tables: { type: "string", default: process.env.BENCH_SCALE_TABLES ?? "100" },
+    rows: { type: "string", default: process.env.BENCH_SCALE_ROWS ?? "20000" },
+    seconds: { type: "string", default: process.env.BENCH_SCALE_SECONDS ?? "20" },
+    connections: { type: "string", default: process.env.BENCH_SCALE_CONNECTIONS ?? "100" },
+    "drop-every": { type: "string", default: process.env.BENCH_SCALE_DROP_EVERY ?? "25" },
+    idle: { type: "string", default: process.env.BENCH_SCALE_IDLE_SECONDS ?? "35" },
+  },
+});
+const n = (name: keyof typeof args) => Number(args[name]);
+
+async function main(): Promise<void> {
+  const clickhouse = process.env.CLICKHOUSE_URL;
+  if (!clickhouse) throw new Error("set CLICKHOUSE_URL to a ClickHouse server (bash .ci/start-clickhouse.sh starts one on 127.0.0.1:8123)");
+  const root = findPackageRoot();
+  const tag = `${process.pid}_${Date.now().toString(36)}`;
+  const db = `mr_scale_${tag}`;
+  const workDir = await mkdtemp(path.join(os.tmpdir(), "mr-scale-"));
+  const metricsDir = path.join(workDir, "metrics");
+  const dataDir = path.join(workDir, "data");
+  const conn = { url: clickhouse, username: process.env.CLICKHOUSE_USER || undefined, password: process.env.CLICKHOUSE_PASSWORD || undefined };
+  let store: StoreHandle | undefined;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  try {
+    progress(`creating ${db}: ${n("tables")} tables x ${n("rows")} rows`);
+    await execServer(conn, wideStatements(db, n("tables"), n("rows")));
+    cleanups.push(() => execServer(conn, `DROP DATABASE IF EXISTS ${db}`));
+    await writeCatalog(metricsDir, scaleMetrics(db, n("tables"), n("metrics")));
+    store = process.env.DATABASE_URL ? await postgresStore(process.env.DATABASE_URL, `mr_scale_store_${tag}`) : embeddedStore(dataDir);
+    cleanups.push(() => store!.drop());
+    const dropEvery = n("drop-every");
+    const proxy = dropEvery > 0 ? await startFlakyProxy(clickhouse, { dropEvery }) : null;
+    if (proxy) cleanups.push(() => proxy.close());
+
+    progress(`starting the daemon (node dist/main.js) on ${store.label}${proxy ? `, ClickHouse through a proxy resetting every ${dropEvery}th chunk` : ""}`);
+    const daemon = await startDaemonProcess(root, {
+      METRICS_DIR: metricsDir,
+      DATA_DIR: dataDir,
+      CLICKHOUSE_URL: proxy?.url ?? clickhouse,
+      ...(conn.username ? { CLICKHOUSE_USER: conn.username } : {}),
+      ...(conn.password ? { CLICKHOUSE_PASSWORD: conn.password } : {}),
+      ...(store.url ? { DATABASE_URL: store.url } : {}),
+    });
+    cleanups.unshift(() => daemon.stop());
+    const compiled = daemon.logs.find((l) => l.msg === "catalogue compiled") as { ms: number; metrics: number; tests: number } | undefined;
+    const lag = startLagSampler(daemon);
+    cleanups.unshift(() => lag.stop());
+    progress(`ready in ${Math.round(daemon.startupMs)} ms; idle ${n("idle")} s`);
+    await sleep(n("idle") * 1000);
+
+    const scans: ScanFigures[] = [];
+    let previous: Map<string, string> | null = null;
+    let size = await store.bytes();
+    lag.setPhase("scanning");
+    for (let i = 1; i <= 3; i++) {
+      const started = performance.now();
+      const res = await daemon.post("/v1/reliability/scan?wait=true");
+      const wallMs = performance.now() - started;
+      const scan = JSON.parse(res.text) as { scan_id: string; status: string; error: string | null };
+      if (scan.status !== "succeeded") throw new Error(`scan ${i} ${scan.status}: ${scan.error}`);
+      const logged = await daemon.waitForLog((l) => l.msg === "scan succeeded" && l.scan_id === scan.scan_id) as { seconds: Record<string, number> } | undefined;
+      const statuses = new Map((JSON.parse((await daemon.get("/v1/reliability/status")).text) as { metrics: { metric_name: string; status: string }[] }).metrics.map((m) => [m.metric_name, m.status]));
+      const changed = previous ? [...statuses].filter(([name, status]) => previous!.get(name) !== status).length : null;
+      const bytes = await store.bytes();
+      scans.push({ n: i, wallMs, seconds: logged?.seconds ?? {}, growthBytes: bytes - size, changed });
+      progress(`scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, store +${bytes - size} bytes, status changes ${changed ?? "-"}`);
+      size = bytes;
+      previous = statuses;
+    }
+    const scanRss = await daemon.peakRss();
+    lag.setPhase("idle-after");
+    await sleep(n("idle") * 1000);
+    lag.setPhase("load");
+
+    const metric = [...(previous?.keys() ?? [])][0]!;
+    const load = await loadTest(daemon, ["/v1/reliability/status", `/v1/reliability/status/${metric}`, "/v1/validation/tests?limit=100", "/metrics"], {
+      root, workDir, seconds: n("seconds"), connections: n("connections"), progress,
+    });
+    const peakRss = await daemon.peakRss();
+    await lag.stop();
+    printReport({
+      metrics: n("metrics"), tables: n("tables"), rows: n("rows"), store: store.label, tests: compiled?.tests ?? NaN,
+      startupMs: daemon.startupMs, compileMs: compiled?.ms ?? NaN, scans,
+      lagMs: { idle: Math.max(lag.maxMs("idle"), lag.maxMs("idle-after")), scanning: lag.maxMs("scanning"), load: lag.maxMs("load") },
+      scanRss, peakRss, dropped: proxy?.dropped() ?? 0, load,
+    });
+  } finally {
+    for (const cleanup of cleanups) await cleanup().catch((error: unknown) => progress(`cleanup: ${(error as Error).message}`));
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench:scale failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
+});

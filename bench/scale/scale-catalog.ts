@@ -1,0 +1,54 @@
+// The scale benchmark's catalogue: N metrics over T tables of the wide dataset (wide-mode.ts),
+// varied like a real catalogue (many segments per table, several measures and breakdowns), so
+// that 10,000 metrics infer about 85,000 tests over about 26,000 distinct checks.
+import type { MeasureSpec, MetricSpec } from "../bench-catalog.js";
+
+const MEASURES: MeasureSpec[] = [
+  { alias: "amount_sum", function: "Sum", column: "amount" },
+  { alias: "price_avg", function: "Avg", column: "price" },
+  { alias: "score_max", function: "Max", column: "score" },
+  { alias: "qty_sum", function: "Sum", column: "qty" },
+  { alias: "rows", function: "Count" },
+  { alias: "parents", function: "CountDistinct", column: "parent_id" },
+  { alias: "price_min", function: "Min", column: "price" },
+  { alias: "amount_avg", function: "Avg", column: "amount" },
+];
+
+/** Segments a team slices one table by: 14 filters (none included). */
+const FILTERS: (string | undefined)[] = [
+  undefined,
+  ...["a", "b", "c"].map((k) => `kind = '${k}'`),
+  ...[0, 1, 2, 3, 4].map((q) => `qty > ${q}`),
+  ...[20, 50, 80].map((s) => `score < ${s}`),
+  ...[0, 5].map((l) => `label = 'l${l}'`),
+];
+
+const tableName = (i: number) => `t${String(i).padStart(3, "0")}`;
+
+export function scaleMetrics(db: string, tables: number, metrics: number): Record<string, MetricSpec[]> {
+  const files: Record<string, MetricSpec[]> = {};
+  const perTable = Math.ceil(metrics / tables);
+  for (let n = 0; n < metrics; n += 1) {
+    const i = Math.floor(n / perTable) % tables;
+    const j = n % perTable;
+    const table = `${db}.${tableName(i)}`;
+    const filter = FILTERS[j % FILTERS.length];
+    const measures = j % 4 === 0 ? [MEASURES[j % MEASURES.length]!, MEASURES[(j + 3) % MEASURES.length]!] : [MEASURES[j % MEASURES.length]!];
+    const joined = j % 4 === 1 ? `${db}.${tableName((i + 1) % tables)}` : null;
+    const metric: MetricSpec = {
+      name: `${tableName(i)}_m${j}`,
+      table,
+      ...(filter ? { filter } : {}),
+      timestamp: "ts",
+      ...(j % 3 === 0 ? { freshness: "1d" } : {}),
+      measures,
+      dimensions: [
+        ...(joined ? [{ name: "parent_label", column: "label", table: joined }] : []),
+        ...(j % 2 === 0 ? [{ name: "kind", column: "kind" }] : [{ name: "label", column: "label" }]),
+      ],
+      ...(joined ? { joins: [{ table: joined, on: { column: "parent_id", references: "id" } }] } : {}),
+    };
+    (files[`${tableName(i)}.yaml`] ??= []).push(metric);
+  }
+  return files;
+}

@@ -1,0 +1,22 @@
+// Work over a whole catalogue (tens of thousands of tests) in slices, handing the event loop back
+// between them: health probes, keep-alive sockets and requests keep being served during a scan.
+import { setImmediate as yieldToLoop } from "node:timers/promises";
+
+/** Items per slice: a few milliseconds of the pure stages' work each. */
+export const SLICE = 2_000;
+
+export async function forEachSlice<T>(items: readonly T[], run: (slice: readonly T[], start: number) => void, size = SLICE): Promise<void> {
+  for (let start = 0; start < items.length; start += size) {
+    if (start > 0) await yieldToLoop();
+    run(items.slice(start, start + size), start);
+  }
+}
+
+/** map() in slices. */
+export async function mapSlices<T, U>(items: readonly T[], map: (slice: readonly T[]) => U[], size = SLICE): Promise<U[]> {
+  const out: U[] = [];
+  await forEachSlice(items, (slice) => {
+    for (const value of map(slice)) out.push(value);
+  }, size);
+  return out;
+}

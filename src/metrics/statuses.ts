@@ -1,0 +1,1 @@
+export const RELIABILITY_STATUSES = ["healthy", "degraded", "unreliable", "unknown"] as const;

@@ -1,0 +1,102 @@
+// The replica's in-memory view of the store: statuses, current check observations and recent
+// status periods as of the newest succeeded scan. Requests and /metrics read it, never the
+// store's full result set. Rebuilt after each scan this replica runs and whenever the store
+// shows a newer succeeded scan (another replica's), checked cheaply on each sweep.
+import type { CheckObservation } from "../evaluate/types.js";
+import type { Logger } from "../logger.js";
+import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
+
+export interface ReadView {
+  catalog: CatalogSnapshot;
+  /** the newest succeeded scan, or null before the first */
+  scan: ScanRecord | null;
+  /** by metric; checked_at and scan_id say which scan last vouched for it */
+  statuses: ReadonlyMap<string, StoredMetricStatus>;
+  /** by check key */
+  observations: ReadonlyMap<string, CheckObservation>;
+  /** newest first */
+  history: ReadonlyMap<string, readonly StatusPeriod[]>;
+  /** when this view was built */
+  built_at: Date;
+}
+
+export interface ReadModel {
+  view(): ReadView;
+  /**
+   * Reloads when the store's newest succeeded scan differs from the view's (always with force).
+   * Resolves true when the view changed. A store failure rejects and keeps the last view.
+   */
+  refresh(options?: { force?: boolean }): Promise<boolean>;
+  /** Called with each new view (Prometheus gauges, cached serialisations). */
+  onChange(listener: (view: ReadView) => void): void;
+}
+
+export interface ReadModelOptions {
+  store: Pick<Store, "newestSucceededScan" | "readState">;
+  getSnapshot: () => CatalogSnapshot;
+  /** status periods kept per metric */
+  historyLimit: number;
+  logger?: Pick<Logger, "warn" | "debug">;
+}
+
+/**
+ * Statuses are rewritten in the store only when they change; a metric the newest scan covered
+ * (same catalogue version) was checked by that scan, even if its row is older.
+ */
+export function buildView(catalog: CatalogSnapshot, state: ReadState, builtAt: Date): ReadView {
+  const scan = state.scan;
+  const covered = scan !== null && scan.finished_at !== null && scan.catalog_version === catalog.version;
+  const statuses = new Map<string, StoredMetricStatus>();
+  for (const status of state.statuses) {
+    statuses.set(status.metric_name, covered && catalog.testsByMetric.has(status.metric_name) ? { ...status, checked_at: scan.finished_at!, scan_id: scan.scan_id } : status);
+  }
+  return { catalog, scan, statuses, observations: state.observations, history: state.history, built_at: builtAt };
+}
+
+const EMPTY: ReadState = { scan: null, statuses: [], observations: new Map(), history: new Map() };
+
+export function createReadModel(options: ReadModelOptions): ReadModel {
+  const { store, getSnapshot, historyLimit } = options;
+  let current = buildView(getSnapshot(), EMPTY, new Date());
+  let loaded = false;
+  let inFlight: Promise<boolean> | null = null;
+  const listeners: ((view: ReadView) => void)[] = [];
+
+  async function reload(force: boolean): Promise<boolean> {
+    if (!force && loaded) {
+      const newest = await store.newestSucceededScan();
+      if (newest?.scan_id === current.scan?.scan_id && getSnapshot() === current.catalog) return false;
+    }
+    const state = await store.readState({ historyLimit });
+    current = buildView(getSnapshot(), state, new Date());
+    loaded = true;
+    for (const listener of listeners) {
+      try {
+        listener(current);
+      } catch (error) {
+        options.logger?.warn({ err: error }, "read model listener failed");
+      }
+    }
+    return true;
+  }
+
+  return {
+    view: () => current,
+    refresh({ force = false } = {}) {
+      // One reload at a time; a forced one waits for a running check, then reloads.
+      const run = async (): Promise<boolean> => {
+        if (inFlight) await inFlight.catch(() => undefined);
+        return reload(force);
+      };
+      const next = run().finally(() => {
+        if (inFlight === next) inFlight = null;
+      });
+      inFlight = next;
+      return next;
+    },
+    onChange(listener) {
+      listeners.push(listener);
+    },
+  };
+}

@@ -1,0 +1,158 @@
+// A fault is never reported as data. Through a proxy that resets connections, transient errors
+// are retried and no metric changes status; with the test's own ClickHouse killed in the middle
+// of a scan, the scan fails, statuses, history and the exported gauges stay as they were.
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { pino } from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/config.js";
+import { createMetrics, type Metrics } from "../../src/metrics/prometheus.js";
+import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
+import { createScanService } from "../../src/scan/scan-service.js";
+import type { ScanService } from "../../src/scan/types.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { createReliabilityService } from "../../src/services/reliability-service.js";
+import { createStore } from "../../src/store/prisma-store.js";
+import type { Store } from "../../src/store/store.js";
+import { execServer } from "../../src/warehouse/clickhouse-server.js";
+import { createWarehouses } from "../../src/warehouse/create-warehouses.js";
+import type { Warehouse } from "../../src/warehouse/warehouse.js";
+import { loadFixtureCatalog, loadYaml } from "../correctness/fixture-catalog.js";
+import { fixtureStatements } from "../correctness/fixture-warehouse.js";
+import { startFlakyProxy, type FlakyProxy } from "../helpers/flaky-proxy.js";
+import { startPrivateClickHouse, type PrivateClickHouse } from "../helpers/private-clickhouse.js";
+import { serverConnection } from "../helpers/warehouses.js";
+import { targets, type TestDatabase } from "../store/databases.js";
+
+const server = serverConnection();
+const logger = pino({ level: "silent" });
+const pglite = targets.find((t) => t.name === "pglite")!;
+
+interface Rig {
+  db: TestDatabase;
+  store: Store;
+  warehouses: Map<string, Warehouse>;
+  readModel: ReadModel;
+  scans: ScanService;
+  metrics: Metrics;
+  statuses(): Promise<Record<string, string>>;
+  close(): Promise<void>;
+}
+
+/** The daemon's own pieces (config -> warehouses with retries, store, scan service, read model) on `url`. */
+async function rig(url: string, snapshot: CatalogSnapshot, timeoutSeconds = 20): Promise<Rig> {
+  const db = await pglite.fresh();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "mr-faults-"));
+  const store = await createStore({ ...db.options, logger });
+  const warehouses = await createWarehouses(loadConfig({ CLICKHOUSE_URL: url, DATA_DIR: dataDir, QUERY_TIMEOUT_SECONDS: String(timeoutSeconds) }), logger);
+  const metrics = createMetrics();
+  const getSnapshot = () => snapshot;
+  const readModel = createReadModel({ store, getSnapshot, historyLimit: 50 });
+  await readModel.refresh({ force: true });
+  const scans = createScanService({
+    getSnapshot, warehouses, store, metrics, logger, concurrency: 4, maxQuerySize: 262_144, retentionDays: 30,
+    afterScan: () => readModel.refresh({ force: true }),
+  });
+  const reliability = createReliabilityService({ readModel, store, scanService: scans });
+  readModel.onChange(() => void reliability.refreshMetrics(metrics));
+  return {
+    db, store, warehouses, readModel, scans, metrics,
+    async statuses() {
+      return Object.fromEntries((await reliability.status()).metrics.map((m) => [m.metric_name, m.status]));
+    },
+    async close() {
+      await scans.stop();
+      for (const w of warehouses.values()) await w.close();
+      await store.close();
+      await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe.skipIf(!server)("warehouse faults on a ClickHouse server", () => {
+  describe("connections reset by a proxy", () => {
+    const db = `mr_faults_proxy_${process.pid}`;
+    let proxy: FlakyProxy;
+    let clean: Rig;
+    let flaky: Rig;
+
+    beforeAll(async () => {
+      await execServer(server!, [`DROP DATABASE IF EXISTS ${db}`, ...fixtureStatements(db)]);
+      const snapshot = await loadFixtureCatalog(db);
+      proxy = await startFlakyProxy(server!.url, { dropEvery: 3 });
+      clean = await rig(server!.url, snapshot);
+      flaky = await rig(proxy.url, snapshot);
+    });
+    afterAll(async () => {
+      await flaky?.close();
+      await clean?.close();
+      await proxy?.close();
+      await execServer(server!, `DROP DATABASE IF EXISTS ${db}`);
+    });
+
+    it("retries them: three scans succeed with the statuses of a clean connection, none changing", async () => {
+      const reference = await clean.scans.run("manual");
+      expect(reference.scan.status).toBe("succeeded");
+      const expected = await clean.statuses();
+      expect(Object.values(expected)).toContain("unreliable");
+      for (let i = 0; i < 3; i++) {
+        const { scan } = await flaky.scans.run("schedule");
+        expect(scan).toMatchObject({ status: "succeeded", error: null });
+        expect(await flaky.statuses()).toEqual(expected);
+      }
+      expect(proxy.dropped()).toBeGreaterThan(0);
+      // one status period per metric: nothing flapped
+      const history = (await flaky.store.readState({ historyLimit: 10 })).history;
+      for (const [metric, periods] of history) expect(periods, metric).toHaveLength(1);
+    });
+  });
+
+  describe("the test's own ClickHouse killed in the middle of a scan", () => {
+    const db = "mr_faults_kill";
+    let clickhouse: PrivateClickHouse;
+    let node: Rig;
+
+    beforeAll(async () => {
+      clickhouse = await startPrivateClickHouse();
+      await execServer({ url: clickhouse.url }, fixtureStatements(db));
+      const fixture = await loadFixtureCatalog(db);
+      // One slow table keeps the scan in flight long enough to kill the server under it.
+      const slow = await loadYaml({ "slow.yaml": `metrics:\n  - name: slow_metric\n    table: system.one\n    filter: "sleep(2) = 0"\n    measures:\n      - { alias: rows, function: Count }\n` });
+      node = await rig(clickhouse.url, { ...fixture, metrics: [...fixture.metrics, ...slow.metrics], tests: [...fixture.tests, ...slow.tests], testsByMetric: new Map([...fixture.testsByMetric, ...slow.testsByMetric]), metricsByName: new Map([...fixture.metricsByName, ...slow.metricsByName]) }, 10);
+    });
+    afterAll(async () => {
+      await node?.close();
+      await clickhouse?.dispose();
+    });
+
+    it("fails the scan, and keeps statuses, status periods and gauges as they were", async () => {
+      const first = await node.scans.run("startup");
+      expect(first.scan.status).toBe("succeeded");
+      const before = { statuses: await node.statuses(), state: await node.store.readState({ historyLimit: 10 }), gauges: statusLines(await node.metrics.text()) };
+      expect(Object.values(before.statuses)).toContain("unreliable");
+
+      const { scan } = await node.scans.trigger("schedule");
+      await new Promise((r) => setTimeout(r, 700)); // the slow query is running
+      await clickhouse.kill();
+      const failed = await node.scans.wait(scan.scan_id);
+      expect(failed).toMatchObject({ status: "failed", error: expect.stringMatching(/warehouse "default" (did not answer|unavailable)/) });
+      expect(await node.store.getScan(scan.scan_id)).toMatchObject({ status: "failed" });
+
+      expect(await node.statuses()).toEqual(before.statuses);
+      const after = await node.store.readState({ historyLimit: 10 });
+      expect(after.statuses).toEqual(before.state.statuses);
+      expect(after.history).toEqual(before.state.history);
+      expect(after.observations).toEqual(before.state.observations);
+      expect(after.scan?.scan_id).toBe(first.scan.scan_id);
+      expect(statusLines(await node.metrics.text())).toEqual(before.gauges);
+      expect(await node.metrics.text()).toMatch(/metric_reliability_scans_total\{trigger="schedule",outcome="failed"\} 1/);
+    });
+  });
+});
+
+/** The per-metric series the alert rules read. */
+function statusLines(text: string): string[] {
+  return text.split("\n").filter((line) => line.startsWith("metric_reliability_status{") || line.startsWith("metric_reliability_safe_to_use{"));
+}
