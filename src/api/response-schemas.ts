@@ -22,7 +22,10 @@ export const reliabilityStatus = z.enum(["healthy", "degraded", "unreliable", "u
 export const testStatus = z.enum(["passing", "failing", "warning"]).meta({ id: "TestStatus" });
 
 /** Opaque position after the last item of a page; null on the last page. */
-export const nextCursor = z.string().nullable().meta({ description: "pass as `cursor` for the next page; null on the last page" });
+export const nextCursor = z
+  .string()
+  .nullable()
+  .meta({ description: "with any query parameter: pass as `cursor` for the next page; null on the last page" });
 
 export const testCountsSchema = z
   .object({ total: count, passing: count, failing: count, warning: count })
@@ -44,7 +47,7 @@ export const testListingSchema = z
   .object({
     tests: z.array(inferredTestSchema),
     count,
-    // Optional until the listing is paginated (then always present).
+    // Present when the request had a page or filter parameter (see services/views.ts).
     next_cursor: nextCursor.optional(),
   })
   .meta({ id: "TestListing" });

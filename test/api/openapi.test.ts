@@ -54,7 +54,7 @@ describe("OpenAPI document", () => {
     expectTypeOf<v.AffectedByView>().toEqualTypeOf<z.output<typeof r.affectedBySchema>>();
     expectTypeOf<v.ScanView>().toEqualTypeOf<z.output<typeof r.scanSchema>>();
     expectTypeOf<v.ScanTriggerView>().toEqualTypeOf<z.output<typeof r.scanTriggerSchema>>();
-    // Lists: the schema's next_cursor is optional until pagination is wired.
+    // Lists: next_cursor is optional in both (present when the request had query parameters).
     expectTypeOf<Extends<v.TestListing, z.output<typeof r.testListingSchema>>>().toEqualTypeOf<true>();
     expectTypeOf<Extends<v.StatusListingView, z.output<typeof r.statusListingSchema>>>().toEqualTypeOf<true>();
     expectTypeOf<Extends<v.CompilerStatusView, z.output<typeof r.compilerStatusSchema>>>().toEqualTypeOf<true>();
