@@ -1,8 +1,8 @@
 // Composition root: the only place that wires config, warehouses, store, services and transports.
-import type { Server } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createHttpApp } from "./api/http-app.js";
+import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createReadiness } from "./health/readiness.js";
@@ -34,6 +34,18 @@ export interface Daemon {
 }
 
 export async function startDaemon(config: Config, logger: Logger): Promise<Daemon> {
+  // The port first: a busy PORT must not cost a store migration or leave a half-started daemon.
+  const http = await bindHttpServer({ port: config.PORT, host: config.HOST, requestTimeoutSeconds: config.REQUEST_TIMEOUT_SECONDS });
+  try {
+    return await startOnServer(config, logger, http);
+  } catch (error) {
+    http.server.close();
+    throw error;
+  }
+}
+
+async function startOnServer(config: Config, logger: Logger, http: Awaited<ReturnType<typeof bindHttpServer>>): Promise<Daemon> {
+  const { server, port } = http;
   const compileStarted = performance.now();
   const snapshot = await loadCatalogSnapshot(config.METRICS_DIR, new Date(), { metricflowDatabase: config.METRICFLOW_DATABASE });
   const compileMs = Math.round(performance.now() - compileStarted);
@@ -118,12 +130,15 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
     metrics,
     readiness,
     logger,
+    limits: {
+      postRateLimit: config.POST_RATE_LIMIT,
+      postRateLimitWindowSeconds: config.POST_RATE_LIMIT_WINDOW_SECONDS,
+      bodyLimitBytes: config.REQUEST_BODY_LIMIT_BYTES,
+      requestTimeoutSeconds: config.REQUEST_TIMEOUT_SECONDS,
+      scanWaitTimeoutSeconds: config.SCAN_WAIT_TIMEOUT_SECONDS,
+    },
   });
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(config.PORT, config.HOST, (error?: Error) => (error ? reject(error) : resolve(s)));
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.PORT;
+  http.attach(app);
   logger.info({ port }, "listening");
 
   const scheduler: Scheduler | null =
@@ -149,7 +164,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
   return { port, apiKeys, stop };
 }
 
-async function main(): Promise<void> {
+/** `metric-reliability serve` and `node dist/main.js`: the daemon from the environment, until SIGTERM. */
+export async function serve(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -162,7 +178,9 @@ async function main(): Promise<void> {
   try {
     daemon = await startDaemon(config, logger);
   } catch (error) {
-    logger.fatal({ err: error }, `start-up failed: ${(error as Error).message}`);
+    // A mistake in the setup is one line for the operator, not a stack trace.
+    if (error instanceof PortInUseError || error instanceof ConfigError) process.stderr.write(`start-up failed: ${error.message}\n`);
+    else logger.fatal({ err: error }, `start-up failed: ${(error as Error).message}`);
     process.exit(1);
   }
   const shutdown = (signal: string) => {
@@ -186,5 +204,5 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
-  void main();
+  void serve();
 }

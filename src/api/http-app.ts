@@ -1,13 +1,17 @@
 // The HTTP transport: REST /v1, tRPC /trpc, and the open operational endpoints.
-// main.ts calls listen(); this module only builds the app.
+// This module only builds the app; main.ts attaches it to the server bound by http-server.ts.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import compression from "compression";
 import express, { type Express, type RequestHandler } from "express";
 import type { Readiness } from "../health/readiness.js";
+import { pinoHttp } from "pino-http";
+import { ERROR_CODES } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
 import { createAuthenticator, type AuthOptions } from "./auth.js";
+import { answerDeadline, createWriteLimiter, DEFAULT_LIMITS, type HttpLimits } from "./limits.js";
+import { buildOpenApiDocument, OPENAPI_PATH } from "./openapi.js";
 import { errorMiddleware, notFoundHandler } from "./rest/http-errors.js";
 import { registerRoutes } from "./rest/routes.js";
 import { createAppRouter } from "./trpc/router.js";
@@ -20,25 +24,40 @@ export interface HttpAppOptions {
   metrics: Pick<Metrics, "registry" | "handler" | "httpMiddleware">;
   readiness: Readiness;
   logger: Logger;
+  /** DEFAULT_LIMITS when not given */
+  limits?: HttpLimits;
 }
 
-/** Logs method, path and status only: never headers (API keys), query strings or bodies. */
+type SerializedReq = { method?: string; url?: string };
+
+/**
+ * One line per request (pino-http): method, path and status only, never headers (API keys),
+ * query strings or bodies. The path is the original URL's, so tRPC lines keep their /trpc prefix.
+ * Probes log at debug. A 5xx is logged here like any request; its error is logged once, by the
+ * error handler of its transport.
+ */
 function requestLog(logger: Logger): RequestHandler {
-  return (req, res, next) => {
-    const started = performance.now();
-    res.once("finish", () => {
-      const probe = req.path === "/healthz" || req.path === "/readyz" || req.path === "/metrics";
-      const entry = { method: req.method, path: req.path.slice(0, 200), status: res.statusCode, ms: Math.round(performance.now() - started) };
-      if (probe) logger.debug(entry, "request");
-      else logger.info(entry, "request");
-    });
-    next();
-  };
+  const pathOf = (url: string | undefined) => (url ?? "").split("?")[0]!.slice(0, 200);
+  const probes = new Set(["/healthz", "/readyz", "/metrics"]);
+  return pinoHttp({
+    logger,
+    customLogLevel: (req) => (probes.has(pathOf((req as { originalUrl?: string }).originalUrl ?? req.url)) ? "debug" : "info"),
+    customSuccessMessage: () => "request",
+    customErrorMessage: () => "request",
+    // pino-http invents an Error for a 5xx; the real one is logged by the error handler.
+    customErrorObject: (_req, _res, _error, value: Record<string, unknown>) => ({ req: value.req, res: value.res, responseTime: value.responseTime }),
+    serializers: {
+      req: (req: SerializedReq) => ({ method: req.method, path: pathOf(req.url) }),
+      res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
+    },
+  });
 }
 
 export function createHttpApp(options: HttpAppOptions): Express {
   const { services, metrics, readiness, logger } = options;
   const authenticate = createAuthenticator(options.auth);
+  const limits = options.limits ?? DEFAULT_LIMITS;
+  const limitWrites = createWriteLimiter(limits);
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -67,26 +86,41 @@ export function createHttpApp(options: HttpAppOptions): Express {
     metrics.handler,
   );
 
-  registerRoutes(app, services, authenticate);
+  // Open like /healthz: a client generator must be able to read it before it has a key.
+  const openapi = buildOpenApiDocument();
+  app.get(OPENAPI_PATH, (_req, res) => {
+    res.json(openapi);
+  });
+
+  app.use("/v1", answerDeadline(limits));
+  registerRoutes(app, services, { authenticate, limitWrites, bodyLimitBytes: limits.bodyLimitBytes });
 
   app.use(
     "/trpc",
-    (_req, res, next) => {
+    (req, res, next) => {
       res.locals[ROUTE_LABEL_LOCAL] = "/trpc";
+      // A mutation without input needs no body, and `curl -X POST` sends no Content-Type:
+      // read an empty body as JSON instead of refusing it (REST accepts the same request).
+      const empty = req.headers["content-length"] === "0" || (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined);
+      if (req.method === "POST" && req.headers["content-type"] === undefined && empty) req.headers["content-type"] = "application/json";
       next();
     },
     createExpressMiddleware({
       router: createAppRouter(services),
-      createContext: contextFactory(authenticate),
-      // Same headers as REST: WWW-Authenticate on 401, Retry-After etc. from the AppError.
-      responseMeta: ({ errors }) => {
+      createContext: contextFactory(authenticate, limitWrites, limits),
+      maxBodySize: limits.bodyLimitBytes,
+      // Same headers as REST: WWW-Authenticate on 401, Retry-After etc. from the AppError; and
+      // for a single call, the HTTP status of its AppError code, as REST answers it (tRPC would
+      // say 415/413/405 for its own request errors, which are our bad_request).
+      responseMeta: ({ errors, info }) => {
         const headers: Record<string, string> = {};
         for (const error of errors) {
           const appError = appErrorOf(error);
           Object.assign(headers, appError.headers);
           if (appError.code === "unauthorized") headers["WWW-Authenticate"] = "Bearer";
         }
-        return { headers };
+        const single = errors.length === 1 && !info?.isBatchCall;
+        return single ? { headers, status: ERROR_CODES[appErrorOf(errors[0]).code].http } : { headers };
       },
       onError: ({ error, path }) => {
         if (appErrorOf(error).code === "internal") logger.error({ err: error.cause ?? error, procedure: path }, "tRPC procedure failed");

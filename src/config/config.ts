@@ -43,6 +43,12 @@ const EnvSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
   METRICFLOW_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "expected a ClickHouse database name").optional(),
+  // HTTP limits (see README "Limits").
+  POST_RATE_LIMIT: int(0, 1_000_000).default(30),
+  POST_RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
+  REQUEST_BODY_LIMIT_BYTES: int(1, 10 * 1024 * 1024).default(16_384),
+  REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(30),
+  SCAN_WAIT_TIMEOUT_SECONDS: int(1, 86_400).default(600),
 });
 
 export interface DatasourceConfig {

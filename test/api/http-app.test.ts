@@ -5,12 +5,12 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
-import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpApp } from "../../src/api/http-app.js";
 import type { AppRouter } from "../../src/api/trpc/router.js";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createReadiness } from "../../src/health/readiness.js";
+import { createLogger } from "../../src/logger.js";
 import { createMetrics } from "../../src/metrics/prometheus.js";
 import { createReadModel } from "../../src/read-model/read-model.js";
 import { createScanService } from "../../src/scan/scan-service.js";
@@ -26,7 +26,9 @@ import { targets, type TestDatabase } from "../store/databases.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
-const logger = pino({ level: "silent" });
+/** Every line the app logs, at debug and up, through the daemon's own logger configuration. */
+const lines: Record<string, any>[] = [];
+const logger = createLogger("debug", { write: (line: string) => void lines.push(JSON.parse(line)) });
 const pglite = targets.find((t) => t.name === "pglite")!;
 
 let db: TestDatabase;
@@ -184,5 +186,41 @@ describe("HTTP app on the real services", () => {
       body: { error: { code: "unavailable", message: "not ready: store: the store did not answer SELECT 1" }, store: { status: "down" } },
     });
     expect((await call("/metrics")).text).toMatch(/^metric_reliability_store_up 0$/m);
+  });
+
+  it("logs an outage's cause once, not once per wrapping error", () => {
+    const failed = lines.filter((l) => l.msg === "scan failed");
+    expect(failed.length).toBeGreaterThan(0);
+    for (const line of failed) {
+      const text = JSON.stringify(line);
+      expect(text.split("connect ECONNREFUSED 127.0.0.1:1").length - 1).toBe(1);
+      expect(line.err.message).toMatch(/^warehouse "default" unavailable: .*connect ECONNREFUSED 127\.0\.0\.1:1$/);
+      // The causes keep their type and data, and their frames, without repeating the text.
+      expect(line.err.cause).toMatchObject({ type: "WarehouseError", kind: "connection" });
+      expect(line.err.cause.message).toBeUndefined();
+      expect(line.err.stack).toMatch(/^\s+at /);
+    }
+  });
+
+  it("logs one line per request: method, path (tRPC with its /trpc prefix) and status, never keys or queries", async () => {
+    lines.length = 0;
+    // (The store is gone by now: these endpoints need only the catalogue.)
+    await call("/v1/reliability/affected-by/shop.orders?secret=query", { key: RO });
+    await trpc(RW).reliability.affectedBy.query({ table: "shop.orders" });
+    await call("/healthz");
+    await call("/v1/compiler/ir/no_such_metric", { key: RW });
+    const requests = lines.filter((l) => l.msg === "request");
+    expect(requests.map((l) => [l.level, l.req.method, l.req.path, l.res.status])).toEqual([
+      [30, "GET", "/v1/reliability/affected-by/shop.orders", 200],
+      [30, "GET", "/trpc/reliability.affectedBy", 200],
+      [20, "GET", "/healthz", 200],
+      [30, "GET", "/v1/compiler/ir/no_such_metric", 404],
+    ]);
+    for (const line of requests) {
+      expect(Object.keys(line.req).sort()).toEqual(["method", "path"]);
+      expect(Number.isInteger(line.responseTime)).toBe(true);
+    }
+    const all = JSON.stringify(lines);
+    for (const secret of [RW, RO, "secret=query", "input="]) expect(all).not.toContain(secret);
   });
 });

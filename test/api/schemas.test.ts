@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { metricNameInput, parseInput, scanIdInput, scanInput, tableInput } from "../../src/api/schemas.js";
+import {
+  irListingQuery,
+  metricNameInput,
+  parseInput,
+  scanIdInput,
+  scanInput,
+  statusListingQuery,
+  tableInput,
+  testListingQuery,
+} from "../../src/api/schemas.js";
 import { AppError } from "../../src/errors/app-error.js";
 
 const rejects = (fn: () => unknown) => {
@@ -51,5 +60,26 @@ describe("schemas", () => {
     for (const wait of ["yes", "1", ["true", "true"], "TRUE"]) {
       expect(rejects(() => parseInput(scanInput, { wait }))).toMatch(/^invalid parameter "wait": expected true or false/);
     }
+  });
+
+  it("parses the list endpoints' pagination and filters from a query string or tRPC input", () => {
+    expect(parseInput(testListingQuery, {})).toEqual({});
+    expect(parseInput(testListingQuery, { limit: "25", cursor: "opaque", metric: "gross_revenue", rule: "measure_not_null", table: "shop.orders" })).toEqual({
+      limit: 25,
+      cursor: "opaque",
+      metric: "gross_revenue",
+      rule: "measure_not_null",
+      table: "shop.orders",
+    });
+    expect(parseInput(statusListingQuery, { limit: 10_000, status: "unreliable" })).toEqual({ limit: 10_000, status: "unreliable" });
+    expect(parseInput(irListingQuery, { limit: 1, table: "orders" })).toEqual({ limit: 1, table: "orders" });
+    for (const limit of ["0", "10001", "1.5", "abc", "", -1]) {
+      expect(rejects(() => parseInput(testListingQuery, { limit }))).toBe('invalid parameter "limit": expected a whole number from 1 to 10000');
+    }
+    expect(rejects(() => parseInput(statusListingQuery, { cursor: "" }))).toMatch(/^invalid parameter "cursor": /);
+    expect(rejects(() => parseInput(statusListingQuery, { cursor: "x".repeat(513) }))).toMatch(/^invalid parameter "cursor": /);
+    expect(rejects(() => parseInput(statusListingQuery, { status: "fine" }))).toMatch(/^invalid parameter "status": expected healthy, degraded/);
+    expect(rejects(() => parseInput(testListingQuery, { rule: "'; DROP" }))).toMatch(/^invalid parameter "rule": /);
+    expect(rejects(() => parseInput(irListingQuery, { table: "a.b.c" }))).toMatch(/^invalid parameter "table": /);
   });
 });

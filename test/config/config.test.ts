@@ -14,6 +14,11 @@ describe("loadConfig", () => {
     expect(config.DATABASE_URL).toBeUndefined();
     expect(config.datasources).toEqual([]);
     expect(config.API_KEYS).toEqual([]);
+    expect(config.POST_RATE_LIMIT).toBe(30);
+    expect(config.POST_RATE_LIMIT_WINDOW_SECONDS).toBe(60);
+    expect(config.REQUEST_BODY_LIMIT_BYTES).toBe(16_384);
+    expect(config.REQUEST_TIMEOUT_SECONDS).toBe(30);
+    expect(config.SCAN_WAIT_TIMEOUT_SECONDS).toBe(600);
   });
 
   it("METRICFLOW_DATABASE: set, else the ClickHouse connection's database, else default", () => {
@@ -37,6 +42,10 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
     expect(() => loadConfig({ API_KEYS: "short" })).toThrow(/API_KEYS: every key must be at least 16 characters/);
     expect(() => loadConfig({ CLICKHOUSE_FINANCE_URL: "not a url" })).toThrow(/CLICKHOUSE_FINANCE_URL/);
+    expect(() => loadConfig({ POST_RATE_LIMIT: "-1" })).toThrow(/POST_RATE_LIMIT/);
+    expect(() => loadConfig({ REQUEST_BODY_LIMIT_BYTES: "16kb" })).toThrow(/REQUEST_BODY_LIMIT_BYTES/);
+    expect(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: "0" })).toThrow(/REQUEST_TIMEOUT_SECONDS/);
+    expect(loadConfig({ POST_RATE_LIMIT: "0" }).POST_RATE_LIMIT).toBe(0);
   });
 
   it("builds the datasource list from CLICKHOUSE_URL and CLICKHOUSE_<NAME>_URL", () => {

@@ -222,7 +222,7 @@ describeCombinations("auth and status codes", (combination) => {
       expect(res.text, what).not.toMatch(/stack|at [\w.]+ \(|node_modules/);
     }
     expect(results.find(([w]) => w === "malformed JSON")![1].body).toEqual({ error: { code: "bad_request", message: "malformed JSON body" } });
-    expect(results.find(([w]) => w === "large body")![1].body).toEqual({ error: { code: "bad_request", message: "request body too large" } });
+    expect(results.find(([w]) => w === "large body")![1].body).toEqual({ error: { code: "bad_request", message: "request body too large (limit 16384 bytes)" } });
     // The hostile values never reached the Prometheus labels (route patterns only).
     const text = (await d.request("GET", "/metrics")).text;
     expect(text).toContain('route="/v1/compiler/ir/:name"');

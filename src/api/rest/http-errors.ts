@@ -16,7 +16,10 @@ function frameworkError(error: unknown): AppError | null {
   const status = typeof e.status === "number" ? e.status : typeof e.statusCode === "number" ? e.statusCode : null;
   if (status === null || status < 400 || status > 499) return null;
   if (e.type === "entity.parse.failed") return new AppError("bad_request", "malformed JSON body", { cause: error });
-  if (e.type === "entity.too.large") return new AppError("bad_request", "request body too large", { cause: error });
+  if (e.type === "entity.too.large") {
+    const limit = (error as { limit?: unknown }).limit;
+    return new AppError("bad_request", `request body too large${typeof limit === "number" ? ` (limit ${limit} bytes)` : ""}`, { cause: error });
+  }
   if (error instanceof URIError) return new AppError("bad_request", "malformed URL encoding", { cause: error });
   return new AppError("bad_request", "bad request", { cause: error });
 }
@@ -36,7 +39,8 @@ export function sendError(res: Parameters<RequestHandler>[1], error: unknown): H
 
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   return (error, req, res, next) => {
-    if (res.headersSent) return next(error);
+    // After the deadline answered, a late failure has nobody to tell; mid-stream, express cuts the connection.
+    if (res.headersSent) return res.writableEnded ? undefined : next(error);
     const mapped = sendError(res, error);
     // Only method and path: never headers (keys) or bodies.
     if (mapped.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "request failed");

@@ -2,6 +2,7 @@
 // the errorFormatter puts the AppError code string in `data.appCode` (REST's `error.code`).
 import { TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
+import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../../errors/app-error.js";
 import { invalidInput } from "../schemas.js";
 
@@ -41,5 +42,13 @@ export function formatTRPCError<S extends ShapeLike>({ shape, error }: { shape: 
   const appError = appErrorOf(error);
   // No stack traces in responses, even when NODE_ENV=development.
   const { stack: _stack, ...data } = shape.data;
-  return { ...shape, message: appError.message, data: { ...data, appCode: appError.code } };
+  // tRPC's own request errors (415 content type, 413 body size, 405 method) are our bad_request:
+  // the envelope's codes follow the AppError, and responseMeta (http-app.ts) the HTTP status.
+  const trpcCode = ERROR_CODES[appError.code].trpc;
+  return {
+    ...shape,
+    code: TRPC_ERROR_CODES_BY_KEY[trpcCode],
+    message: appError.message,
+    data: { ...data, code: trpcCode, httpStatus: ERROR_CODES[appError.code].http, appCode: appError.code },
+  };
 }

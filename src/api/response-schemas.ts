@@ -1,0 +1,219 @@
+// Response bodies of /v1, as zod schemas: the source of the OpenAPI document (src/api/openapi.ts)
+// and, through test/api/response-schemas.test.ts, held equal to the view types the services
+// return. Objects are strict in the document (additionalProperties: false), so a field a service
+// adds without documenting it here fails the live validation test.
+import { z } from "zod";
+import "zod-openapi";
+import { DECLARED_TEST_KINDS, MEASURE_FUNCTIONS } from "../catalog/types.js";
+import { ERROR_CODES, type ErrorCode } from "../errors/app-error.js";
+import { RULE_IDS } from "../infer/rule-ids.js";
+
+const count = z.number().int().min(0);
+const timestamp = z.iso.datetime().meta({ description: "ISO 8601, UTC" });
+const nullableTimestamp = timestamp.nullable();
+
+export const severity = z.enum(["HIGH", "MEDIUM", "LOW"]).meta({ id: "Severity" });
+export const confidence = z
+  .enum(["high", "medium", "low"])
+  .meta({ id: "Confidence", description: "high: implied by the definition; lower: a heuristic" });
+// A string in the views (the catalogue of rules grows); the document lists today's ids.
+export const ruleId = z.string().meta({ id: "RuleId", description: `a rule id: ${RULE_IDS.join(", ")}` });
+export const reliabilityStatus = z.enum(["healthy", "degraded", "unreliable", "unknown"]).meta({ id: "ReliabilityStatus" });
+export const testStatus = z.enum(["passing", "failing", "warning"]).meta({ id: "TestStatus" });
+
+/** Opaque position after the last item of a page; null on the last page. */
+export const nextCursor = z
+  .string()
+  .nullable()
+  .meta({ description: "with any query parameter: pass as `cursor` for the next page; null on the last page" });
+
+export const testCountsSchema = z
+  .object({ total: count, passing: count, failing: count, warning: count })
+  .meta({ id: "TestCounts" });
+
+export const inferredTestSchema = z
+  .object({
+    metric: z.string(),
+    rule: ruleId,
+    name: z.string(),
+    check: z.string().meta({ description: "textual expression of the check" }),
+    severity,
+    confidence,
+    status: z.literal("pending"),
+  })
+  .meta({ id: "InferredTest" });
+
+export const testListingSchema = z
+  .object({
+    tests: z.array(inferredTestSchema),
+    count,
+    // Present when the request had a page or filter parameter (see services/views.ts).
+    next_cursor: nextCursor.optional(),
+  })
+  .meta({ id: "TestListing" });
+
+export const testResultSchema = z
+  .object({
+    metric: z.string(),
+    rule: ruleId,
+    name: z.string(),
+    severity,
+    confidence,
+    status: testStatus,
+    rows_affected: count,
+    rows_total: count,
+    message: z.string(),
+    sample_sql: z.string().meta({ description: "a ClickHouse query returning up to 10 violating rows" }),
+    check: z.string(),
+  })
+  .meta({ id: "TestResult" });
+
+export const testRunSchema = z
+  .object({ summary: testCountsSchema, tests: z.array(testResultSchema), ran_at: timestamp })
+  .meta({ id: "TestRun" });
+
+export const metricIRSchema = z
+  .object({
+    name: z.string(),
+    kind: z.enum(["structured", "derived"]),
+    datasource: z.string(),
+    measures: z.array(
+      z
+        .object({
+          alias: z.string(),
+          function: z.enum(MEASURE_FUNCTIONS),
+          column: z.string().nullable(),
+          expr: z.string().nullable().meta({ description: "SQL expression aggregated instead of a column" }),
+          expr_columns: z.array(z.string()),
+          percentile: z.number().optional().meta({ description: "Percentile measures only" }),
+          non_negative: z.boolean().optional().meta({ description: "present when the definition declares it" }),
+        })
+        .meta({ id: "MeasureIR" }),
+    ),
+    dimensions: z.array(
+      z
+        .object({
+          name: z.string(),
+          source_table: z.string().nullable().meta({ description: "database.table the column is read from; null for the base table" }),
+          column: z.string().nullable().meta({ description: "null for a dimension that is an SQL expression" }),
+          expr: z.string().nullable(),
+          expr_columns: z.array(z.string()),
+          accepted_values: z.array(z.string()).optional(),
+        })
+        .meta({ id: "DimensionIR" }),
+    ),
+    joins: z.array(
+      z
+        .object({
+          table: z.string(),
+          from_table: z.string().meta({ description: "the table holding left_column: the base table, or an earlier join's (multi-hop)" }),
+          type: z.enum(["left", "inner"]),
+          left_column: z.string(),
+          right_column: z.string(),
+          relationship: z.enum(["many_to_one", "one_to_one"]),
+        })
+        .meta({ id: "JoinIR" }),
+    ),
+    description: z.string().nullable(),
+    table: z.string().nullable().meta({ description: "base table (database.table); null for derived metrics" }),
+    primary_key: z.string().nullable(),
+    filter: z.string().nullable(),
+    filter_columns: z.array(z.string()),
+    timestamp: z.string().nullable(),
+    freshness_seconds: z.number().nullable(),
+    inputs: z.array(z.string()).meta({ description: "derived metrics: the metrics they are built from" }),
+    tolerances: z.record(z.string(), z.number()),
+    declared_tests: z.array(
+      z
+        .object({
+          kind: z.enum(DECLARED_TEST_KINDS),
+          table: z.string(),
+          column: z.string(),
+          severity: z.enum(["error", "warn"]),
+          to: z.object({ table: z.string(), column: z.string() }).optional(),
+          values: z.array(z.string()).optional(),
+          file: z.string(),
+        })
+        .meta({ id: "DeclaredTest", description: "a dbt column test declared on a table the metric reads" }),
+    ),
+    source: z.object({ format: z.enum(["ours", "metricflow"]), file: z.string() }).meta({ description: "where the definition came from" }),
+    metricflow: z.record(z.string(), z.unknown()).nullable().meta({ description: "MetricFlow semantics kept as declared" }),
+    file: z.string(),
+  })
+  .meta({ id: "MetricIR" });
+
+export const compilerStatusSchema = z
+  .object({
+    metrics: z.array(metricIRSchema),
+    count,
+    compiled_at: timestamp,
+    errors: z.array(z.object({ metric: z.string().nullable(), file: z.string(), message: z.string() }).meta({ id: "CatalogError" })),
+    warnings: z
+      .array(z.object({ file: z.string(), message: z.string() }).meta({ id: "CatalogWarning" }))
+      .meta({ description: "files of no known form, declared tests that are not run: never fatal" }),
+    next_cursor: nextCursor.optional(),
+  })
+  .meta({ id: "CompilerStatus" });
+
+export const statusEntrySchema = z
+  .object({
+    metric_name: z.string(),
+    status: reliabilityStatus,
+    safe_to_use: z.boolean(),
+    checked_at: nullableTimestamp,
+    since: nullableTimestamp.meta({ description: "since when the status has held" }),
+  })
+  .meta({ id: "StatusEntry" });
+
+export const statusSummarySchema = z
+  .object({ total: count, healthy: count, degraded: count, unreliable: count, unknown: count })
+  .meta({ id: "StatusSummary" });
+
+export const statusListingSchema = z
+  .object({ summary: statusSummarySchema, metrics: z.array(statusEntrySchema), next_cursor: nextCursor.optional() })
+  .meta({ id: "StatusListing" });
+
+export const statusPeriodSchema = z
+  .object({ status: reliabilityStatus, from: timestamp, to: nullableTimestamp })
+  .meta({ id: "StatusPeriod" });
+
+export const metricStatusSchema = statusEntrySchema
+  .extend({
+    scan_id: z.string().nullable(),
+    tests: testCountsSchema,
+    failing_tests: z.array(testResultSchema).meta({ description: "failing and warning tests of the latest scan" }),
+    history: z.array(statusPeriodSchema).meta({ description: "newest first" }),
+  })
+  .meta({ id: "MetricStatus" });
+
+export const affectedBySchema = z
+  .object({
+    table: z.string(),
+    affected_metrics: z.array(
+      z.object({ metric_name: z.string(), relationship: z.enum(["base_table", "join", "dimension", "derived"]) }).meta({ id: "AffectedMetric" }),
+    ),
+    count,
+  })
+  .meta({ id: "AffectedBy" });
+
+export const scanSchema = z
+  .object({
+    scan_id: z.uuid(),
+    status: z.enum(["running", "succeeded", "failed", "aborted"]),
+    trigger: z.enum(["manual", "schedule", "startup", "api_run"]),
+    started_at: timestamp,
+    finished_at: nullableTimestamp,
+    error: z.string().nullable(),
+    summary: testCountsSchema.nullable(),
+  })
+  .meta({ id: "Scan" });
+
+export const scanTriggerSchema = scanSchema
+  .extend({ coalesced: z.boolean().meta({ description: "true: the request joined a scan already running" }) })
+  .meta({ id: "ScanTrigger" });
+
+export const errorBodySchema = z
+  .object({
+    error: z.object({ code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]), message: z.string() }),
+  })
+  .meta({ id: "Error" });
