@@ -1,10 +1,10 @@
 // completeScan's one transaction, a few set-based statements whatever the catalogue's size:
 // the catalogue version (once), check results that changed, status periods that changed,
 // current statuses that changed, the scan row.
-import type { Prisma } from "../generated/prisma/client.js";
 import { checkId } from "./check-id.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
-import { toScanRecord } from "./mapping.js";
+import { SCAN_COLUMNS, toScanRecord, type ScanRow } from "./mapping.js";
+import type { Sql } from "./sql-session.js";
 import { StoreError } from "./store-error.js";
 import type { FinishedScan, ScanRecord } from "./store.js";
 import { toColumnArrays, unnestFrom } from "./unnest.js";
@@ -22,7 +22,7 @@ const STATUS_COLUMNS = { metric: "text", status: "text", safe_to_use: "boolean",
 const integer = (value: number) => String(Number.isFinite(value) ? Math.trunc(value) : 0);
 
 /** Closes the period of every check whose value changed and opens one for it (and for new checks). */
-async function writeObservations(tx: Prisma.TransactionClient, scan: FinishedScan, at: Date): Promise<void> {
+async function writeObservations(sql: Sql, scan: FinishedScan, at: Date): Promise<void> {
   const rows = [...scan.observations].map(([key, o]) => [checkId(key), o.outcome, integer(o.rows_affected), integer(o.rows_total), o.message, o.sample_sql ?? null]);
   if (rows.length === 0) return;
   const n = Object.keys(OBSERVATION_COLUMNS).length;
@@ -30,7 +30,7 @@ async function writeObservations(tx: Prisma.TransactionClient, scan: FinishedSca
   const same = `(c."outcome", c."rows_affected", c."rows_total", c."message", c."sample_sql") IS NOT DISTINCT FROM (i."outcome", i."rows_affected", i."rows_total", i."message", i."sample_sql")`;
   // The final INSERT sees the table as it was before the CTE's UPDATE: a check with an open row
   // gets a new one only if that row was just closed.
-  await tx.$executeRawUnsafe(
+  await sql(
     `WITH i AS (${incoming}),
      closed AS (
        UPDATE "check_results" c SET "valid_to" = $${n + 1} FROM i
@@ -40,35 +40,31 @@ async function writeObservations(tx: Prisma.TransactionClient, scan: FinishedSca
      SELECT i.*, $${n + 2}, $${n + 1} FROM i
       WHERE i."check_id" IN (SELECT "check_id" FROM closed)
          OR NOT EXISTS (SELECT 1 FROM "check_results" c WHERE c."check_id" = i."check_id" AND c."valid_to" IS NULL)`,
-    ...toColumnArrays(rows, n),
-    at,
-    scan.scan_id,
+    [...toColumnArrays(rows, n), at, scan.scan_id],
   );
 }
 
 /** Status periods and current statuses; rows whose values did not change are not touched. */
-async function writeStatuses(tx: Prisma.TransactionClient, scan: FinishedScan, at: Date): Promise<void> {
+async function writeStatuses(sql: Sql, scan: FinishedScan, at: Date): Promise<void> {
   if (scan.statuses.length === 0) return;
   const rows = scan.statuses.map((s) => [s.metric_name, s.status, s.safe_to_use, s.tests.total, s.tests.passing, s.tests.failing, s.tests.warning]);
   const params = toColumnArrays(rows, Object.keys(STATUS_COLUMNS).length);
   const incoming = `SELECT * FROM ${unnestFrom(STATUS_COLUMNS)}`;
   const next = Object.keys(STATUS_COLUMNS).length + 1;
 
-  await tx.$executeRawUnsafe(
+  await sql(
     `UPDATE "status_changes" s SET "valid_to" = $${next} FROM (${incoming}) i
       WHERE s."metric" = i."metric" AND s."valid_to" IS NULL AND s."status" <> i."status"`,
-    ...params,
-    at,
+    [...params, at],
   );
-  await tx.$executeRawUnsafe(
+  await sql(
     `INSERT INTO "status_changes" ("metric", "status", "valid_from")
      SELECT i."metric", i."status", $${next} FROM (${incoming}) i
       WHERE NOT EXISTS (SELECT 1 FROM "status_changes" s WHERE s."metric" = i."metric" AND s."valid_to" IS NULL)`,
-    ...params,
-    at,
+    [...params, at],
   );
   // `since` moves only when the status itself changes; counts may change within one status.
-  await tx.$executeRawUnsafe(
+  await sql(
     `INSERT INTO "metric_statuses" ("metric", "status", "safe_to_use", "tests_total", "tests_passing", "tests_failing", "tests_warning", "checked_at", "since", "scan_id")
      SELECT i.*, $${next}, $${next}, $${next + 1} FROM (${incoming}) i
      ON CONFLICT ("metric") DO UPDATE SET
@@ -81,43 +77,37 @@ async function writeStatuses(tx: Prisma.TransactionClient, scan: FinishedScan, a
             "metric_statuses"."tests_failing", "metric_statuses"."tests_warning")
        IS DISTINCT FROM (EXCLUDED."status", EXCLUDED."safe_to_use", EXCLUDED."tests_total", EXCLUDED."tests_passing",
             EXCLUDED."tests_failing", EXCLUDED."tests_warning")`,
-    ...params,
-    at,
-    scan.scan_id,
+    [...params, at, scan.scan_id],
   );
 }
 
-export async function completeScanIn(tx: Prisma.TransactionClient, scan: FinishedScan, now: () => Date): Promise<ScanRecord> {
-  await tx.$executeRawUnsafe(`SELECT pg_advisory_xact_lock(${COMPLETE_LOCK_KEY})`);
-  const existing = await tx.scan.findUnique({ where: { id: scan.scan_id } });
+export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Date): Promise<ScanRecord> {
+  await sql(`SELECT pg_advisory_xact_lock(${COMPLETE_LOCK_KEY})`);
+  const [existing] = (await sql<{ status: string; started_at: Date }>(`SELECT "status", "started_at" FROM "scans" WHERE "id" = $1`, [scan.scan_id])).rows;
   if (!existing) throw new StoreError(`scan ${scan.scan_id} not found`);
   // `aborted` is accepted: a replica that saw no heartbeat for a while marks a scan aborted, and
   // one that was only slow can still finish. Its results are real, so they are kept.
   if (existing.status !== "running" && existing.status !== "aborted") {
     throw new StoreError(`scan ${scan.scan_id} is already ${existing.status}`);
   }
-  await ensureCatalogVersion(tx, scan.catalog.version, scan.catalog.tests, now());
+  await ensureCatalogVersion(sql, scan.catalog.version, scan.catalog.tests, now());
   // Taken after the one-off catalogue write, so finished_at is when the results exist.
   const finishedAt = now();
   // A scan that started later already succeeded: this one read older data, and must not roll
   // statuses or results back. It is still recorded as succeeded, with its own summary.
-  const overtaken = await tx.scan.findFirst({ where: { status: "succeeded", startedAt: { gt: existing.startedAt } }, select: { id: true } });
-  if (!overtaken) {
-    await writeObservations(tx, scan, finishedAt);
-    await writeStatuses(tx, scan, finishedAt);
+  const overtaken = await sql(`SELECT 1 FROM "scans" WHERE "status" = 'succeeded' AND "started_at" > $1 LIMIT 1`, [existing.started_at]);
+  if (overtaken.rows.length === 0) {
+    await writeObservations(sql, scan, finishedAt);
+    await writeStatuses(sql, scan, finishedAt);
   }
-  const row = await tx.scan.update({
-    where: { id: scan.scan_id },
-    data: {
-      status: "succeeded",
-      finishedAt,
-      error: null,
-      testsTotal: scan.summary.total,
-      testsPassing: scan.summary.passing,
-      testsFailing: scan.summary.failing,
-      testsWarning: scan.summary.warning,
-      catalogVersion: scan.catalog.version,
-    },
-  });
-  return toScanRecord(row);
+  const { total, passing, failing, warning } = scan.summary;
+  const [row] = (
+    await sql<ScanRow>(
+      `UPDATE "scans" SET "status" = 'succeeded', "finished_at" = $2, "error" = NULL, "tests_total" = $3, "tests_passing" = $4,
+              "tests_failing" = $5, "tests_warning" = $6, "catalog_version" = $7
+        WHERE "id" = $1 RETURNING ${SCAN_COLUMNS}`,
+      [scan.scan_id, finishedAt, total, passing, failing, warning, scan.catalog.version],
+    )
+  ).rows;
+  return toScanRecord(row!);
 }

@@ -5,6 +5,17 @@ import type { CheckObservation, ObservationOutcome } from "../evaluate/types.js"
 import type { MetricStatus as MetricStatusRow, Scan as ScanRow, StatusChange as StatusChangeRow } from "../generated/prisma/client.js";
 import type { ScanRecord, ScanState, ScanTrigger, StatusPeriod, StoredMetricStatus } from "./store.js";
 
+export type { ScanRow };
+
+/** The scans columns under the client's field names, so raw rows map like the client's. */
+export const SCAN_COLUMNS = `"id", "trigger", "status", "started_at" AS "startedAt", "finished_at" AS "finishedAt", "heartbeat_at" AS "heartbeatAt",
+  "error", "tests_total" AS "testsTotal", "tests_passing" AS "testsPassing", "tests_failing" AS "testsFailing",
+  "tests_warning" AS "testsWarning", "catalog_version" AS "catalogVersion"`;
+
+/** The metric_statuses columns under the client's field names. */
+export const STATUS_COLUMNS = `"metric", "status", "safe_to_use" AS "safeToUse", "tests_total" AS "testsTotal", "tests_passing" AS "testsPassing",
+  "tests_failing" AS "testsFailing", "tests_warning" AS "testsWarning", "checked_at" AS "checkedAt", "since", "scan_id" AS "scanId"`;
+
 export function toScanRecord(row: ScanRow): ScanRecord {
   const { testsTotal, testsPassing, testsFailing, testsWarning } = row;
   const summary =

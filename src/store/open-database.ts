@@ -4,11 +4,13 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { applyMigrations, readMigrations, type MigrationReport, type SqlSession } from "./migrate.js";
 import { defaultMigrationsDir } from "./package-root.js";
+import { pgliteSessions, postgresSessions, type SqlSessions } from "./sql-session.js";
 import { describeError, StoreError } from "./store-error.js";
 
 export interface OpenOptions {
@@ -21,6 +23,8 @@ export interface OpenOptions {
 
 export interface Database {
   prisma: PrismaClient;
+  /** the driver's own transactions, for set-based bulk statements */
+  sessions: SqlSessions;
   kind: "postgres" | "pglite";
   migrations: MigrationReport;
   close(): Promise<void>;
@@ -46,12 +50,19 @@ async function openPostgres(url: string, files: Awaited<ReturnType<typeof readMi
     onConnectionError: (error: Error) => logger?.warn({ err: describeError(error) }, "store connection error"),
   };
   const migrations = await migratePostgres(new PrismaPg(poolConfig, adapterOptions), files, logger);
+  // One pool for Prisma and for the bulk sessions, so the connection limit is shared.
+  const pool = new pg.Pool(poolConfig);
+  pool.on("error", adapterOptions.onPoolError);
   const prisma = new PrismaClient({
-    adapter: new PrismaPg(poolConfig, adapterOptions),
+    adapter: new PrismaPg(pool, adapterOptions),
     errorFormat: "minimal",
     transactionOptions: TRANSACTION_OPTIONS,
   });
-  return { prisma, kind: "postgres", migrations, close: () => prisma.$disconnect() };
+  const close = async () => {
+    await prisma.$disconnect();
+    await pool.end().catch(() => undefined);
+  };
+  return { prisma, sessions: postgresSessions(pool), kind: "postgres", migrations, close };
 }
 
 /** Migrates on one connection of a short-lived pool, so the session advisory lock is really held. */
@@ -110,7 +121,7 @@ async function openPglite(dataDir: string, files: Awaited<ReturnType<typeof read
     await prisma.$disconnect();
     if (!db.closed) await db.close();
   };
-  return { prisma, kind: "pglite", migrations, close };
+  return { prisma, sessions: pgliteSessions(db), kind: "pglite", migrations, close };
 }
 
 function storeOpenError(what: string, error: unknown): StoreError {

@@ -5,7 +5,8 @@ import type { Logger } from "../logger.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
-import { newestSucceededScanRow, readObservations, readStateIn, readStatuses } from "./read-state.js";
+import type { Sql } from "./sql-session.js";
+import { newestSucceededScan, readObservations, readStateIn, readStatuses } from "./read-state.js";
 import { guard, StoreError } from "./store-error.js";
 import type { FinishedScan, ScanRecord, ScanTrigger, Store } from "./store.js";
 
@@ -72,9 +73,7 @@ class PrismaStore implements Store {
   }
 
   completeScan(scan: FinishedScan): Promise<ScanRecord> {
-    return guard("completeScan", () =>
-      this.db.$transaction((tx) => completeScanIn(tx, scan, this.now), { timeout: this.transactionTimeoutMs, maxWait: this.transactionTimeoutMs }),
-    );
+    return guard("completeScan", () => this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) => completeScanIn(sql, scan, this.now)));
   }
 
   failScan(scanId: string, finishedAt: Date, error: string): Promise<ScanRecord> {
@@ -105,7 +104,7 @@ class PrismaStore implements Store {
   }
 
   latestStatuses() {
-    return guard("latestStatuses", () => readStatuses(this.db));
+    return guard("latestStatuses", () => this.read(readStatuses));
   }
 
   latestStatus(metric: string) {
@@ -125,25 +124,16 @@ class PrismaStore implements Store {
   }
 
   newestSucceededScan() {
-    return guard("newestSucceededScan", async () => {
-      const row = await newestSucceededScanRow(this.db);
-      return row ? toScanRecord(row) : null;
-    });
+    return guard("newestSucceededScan", () => this.read(newestSucceededScan));
   }
 
   currentObservations() {
-    return guard("currentObservations", () => readObservations(this.db));
+    return guard("currentObservations", () => this.read(readObservations));
   }
 
   readState(options: { historyLimit: number }) {
     // One snapshot: a scan completing between the pages must not mix two scans' rows.
-    return guard("readState", () =>
-      this.db.$transaction((tx) => readStateIn(tx, options.historyLimit), {
-        isolationLevel: "RepeatableRead",
-        timeout: this.transactionTimeoutMs,
-        maxWait: this.transactionTimeoutMs,
-      }),
-    );
+    return guard("readState", () => this.read((sql) => readStateIn(sql, options.historyLimit)));
   }
 
   claimRun(name: string, fireTime: Date): Promise<boolean> {
@@ -154,9 +144,9 @@ class PrismaStore implements Store {
   prune(before: Date): Promise<void> {
     return guard("prune", async () => {
       // The newest succeeded scan stays whatever its age: it says when statuses were last checked.
-      const newest = await newestSucceededScanRow(this.db);
+      const newest = await this.read(newestSucceededScan);
       await this.db.$transaction([
-        this.db.scan.deleteMany({ where: { finishedAt: { lt: before }, ...(newest ? { id: { not: newest.id } } : {}) } }),
+        this.db.scan.deleteMany({ where: { finishedAt: { lt: before }, ...(newest ? { id: { not: newest.scan_id } } : {}) } }),
         this.db.checkResult.deleteMany({ where: { validTo: { lt: before } } }),
         this.db.statusChange.deleteMany({ where: { to: { lt: before } } }),
         this.db.runClaim.deleteMany({ where: { claimedAt: { lt: before } } }),
@@ -185,6 +175,11 @@ class PrismaStore implements Store {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** A read-only snapshot transaction on the driver (see sql-session.ts). */
+  private read<T>(run: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs, snapshot: true }, run);
   }
 
   close(): Promise<void> {

@@ -1,22 +1,25 @@
 // The read model's load: statuses, current check results and recent status periods, in pages
 // with a yield between them, so a 10,000-metric catalogue never holds the event loop for long.
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { Prisma } from "../generated/prisma/client.js";
+import type { MetricStatus as MetricStatusRow } from "../generated/prisma/client.js";
 import type { CheckObservation } from "../evaluate/types.js";
-import { toObservation, toStatusPeriod, toStoredStatus, toScanRecord, type ObservationRow } from "./mapping.js";
-import type { ReadState, StatusPeriod, StoredMetricStatus } from "./store.js";
+import { SCAN_COLUMNS, STATUS_COLUMNS, toObservation, toScanRecord, toStatusPeriod, toStoredStatus, type ObservationRow, type ScanRow } from "./mapping.js";
+import type { Sql } from "./sql-session.js";
+import type { ReadState, ScanRecord, StatusPeriod, StoredMetricStatus } from "./store.js";
 
 const PAGE = 5_000;
 
-export async function newestSucceededScanRow(db: Prisma.TransactionClient) {
-  return db.scan.findFirst({ where: { status: "succeeded" }, orderBy: [{ finishedAt: "desc" }, { id: "desc" }] });
+export async function newestSucceededScan(sql: Sql): Promise<ScanRecord | null> {
+  const { rows } = await sql<ScanRow>(`SELECT ${SCAN_COLUMNS} FROM "scans" WHERE "status" = 'succeeded' ORDER BY "finished_at" DESC, "id" DESC LIMIT 1`);
+  return rows[0] ? toScanRecord(rows[0]) : null;
 }
 
-export async function readStatuses(db: Prisma.TransactionClient): Promise<StoredMetricStatus[]> {
+export async function readStatuses(sql: Sql): Promise<StoredMetricStatus[]> {
   const statuses: StoredMetricStatus[] = [];
-  let after: string | undefined;
+  let after = "";
   for (;;) {
-    const rows = await db.metricStatus.findMany({ orderBy: { metric: "asc" }, take: PAGE, ...(after === undefined ? {} : { cursor: { metric: after }, skip: 1 }) });
+    // Keyset pages; "" sorts before every metric name.
+    const { rows } = await sql<MetricStatusRow>(`SELECT ${STATUS_COLUMNS} FROM "metric_statuses" WHERE "metric" > $1 ORDER BY "metric" LIMIT ${PAGE}`, [after]);
     for (const row of rows) statuses.push(toStoredStatus(row));
     if (rows.length < PAGE) return statuses;
     after = rows.at(-1)!.metric;
@@ -24,39 +27,39 @@ export async function readStatuses(db: Prisma.TransactionClient): Promise<Stored
   }
 }
 
-export async function readObservations(db: Prisma.TransactionClient): Promise<Map<string, CheckObservation>> {
+export async function readObservations(sql: Sql): Promise<Map<string, CheckObservation>> {
   const observations = new Map<string, CheckObservation>();
-  let after = -(2n ** 63n);
+  let after = (-(2n ** 63n)).toString();
   for (;;) {
     // Keyset pages over the open rows' check ids (one open row per check).
-    const rows = await db.$queryRawUnsafe<(ObservationRow & { check_id: bigint })[]>(
-      `SELECT r."check_id", c."key", r."outcome", r."rows_affected", r."rows_total", r."message", r."sample_sql"
+    const { rows } = await sql<ObservationRow & { check_id: string }>(
+      `SELECT r."check_id"::text AS "check_id", c."key", r."outcome", r."rows_affected"::text AS "rows_affected", r."rows_total"::text AS "rows_total",
+              r."message", r."sample_sql"
          FROM "check_results" r JOIN "checks" c ON c."id" = r."check_id"
         WHERE r."valid_to" IS NULL AND r."check_id" > $1::bigint
         ORDER BY r."check_id" LIMIT ${PAGE}`,
-      after.toString(),
+      [after],
     );
     for (const row of rows) observations.set(row.key, toObservation(row));
     if (rows.length < PAGE) return observations;
-    after = BigInt(rows.at(-1)!.check_id);
+    after = rows.at(-1)!.check_id;
     await yieldToLoop();
   }
 }
 
 /** The newest `limit` periods of each of `metrics`, a page of metrics per query. */
-export async function readHistory(db: Prisma.TransactionClient, metrics: readonly string[], limit: number): Promise<Map<string, StatusPeriod[]>> {
+export async function readHistory(sql: Sql, metrics: readonly string[], limit: number): Promise<Map<string, StatusPeriod[]>> {
   const history = new Map<string, StatusPeriod[]>();
   if (limit <= 0) return history;
   for (let start = 0; start < metrics.length; start += PAGE) {
     if (start > 0) await yieldToLoop();
-    const rows = await db.$queryRawUnsafe<{ metric: string; status: string; from: Date; to: Date | null }[]>(
+    const { rows } = await sql<{ metric: string; status: string; from: Date; to: Date | null }>(
       `SELECT "metric", "status", "from", "to" FROM (
          SELECT "metric", "status", "valid_from" AS "from", "valid_to" AS "to",
                 row_number() OVER (PARTITION BY "metric" ORDER BY "valid_from" DESC, "id" DESC) AS "n"
            FROM "status_changes" WHERE "metric" = ANY($1::text[])) p
         WHERE "n" <= $2 ORDER BY "metric", "n"`,
-      metrics.slice(start, start + PAGE),
-      limit,
+      [metrics.slice(start, start + PAGE), limit],
     );
     for (const row of rows) {
       const periods = history.get(row.metric);
@@ -68,11 +71,11 @@ export async function readHistory(db: Prisma.TransactionClient, metrics: readonl
   return history;
 }
 
-export async function readStateIn(db: Prisma.TransactionClient, historyLimit: number): Promise<ReadState> {
-  const scan = await newestSucceededScanRow(db);
-  const statuses = await readStatuses(db);
-  const observations = await readObservations(db);
+export async function readStateIn(sql: Sql, historyLimit: number): Promise<ReadState> {
+  const scan = await newestSucceededScan(sql);
+  const statuses = await readStatuses(sql);
+  const observations = await readObservations(sql);
   // Periods exist only for metrics with a status (both are written together).
-  const history = await readHistory(db, statuses.map((s) => s.metric_name), historyLimit);
-  return { scan: scan ? toScanRecord(scan) : null, statuses, observations, history };
+  const history = await readHistory(sql, statuses.map((s) => s.metric_name), historyLimit);
+  return { scan, statuses, observations, history };
 }

@@ -1,6 +1,6 @@
 // Set-based writes: one INSERT ... SELECT FROM unnest($1::type[], ...) per chunk of rows, never a
 // statement per row. Arrays travel as parameters, so no value is ever spliced into SQL.
-import type { Prisma } from "../generated/prisma/client.js";
+import type { Sql } from "./sql-session.js";
 
 /** Rows per statement: large enough to amortise round trips, small enough for PGlite's memory. */
 const CHUNK = 10_000;
@@ -33,12 +33,12 @@ export function unnestFrom(columns: Record<string, string>, first = 1): string {
   return `unnest(${args}) AS t(${names.map(quote).join(", ")})`;
 }
 
-export async function insertRows(tx: Prisma.TransactionClient, spec: InsertSpec): Promise<number> {
+export async function insertRows(sql: Sql, spec: InsertSpec): Promise<number> {
   const names = Object.keys(spec.columns);
-  const sql = `INSERT INTO ${quote(spec.table)} (${names.map(quote).join(", ")}) SELECT * FROM ${unnestFrom(spec.columns)} ${spec.onConflict ?? ""}`;
+  const text = `INSERT INTO ${quote(spec.table)} (${names.map(quote).join(", ")}) SELECT * FROM ${unnestFrom(spec.columns)} ${spec.onConflict ?? ""}`;
   let count = 0;
   for (let start = 0; start < spec.rows.length; start += CHUNK) {
-    count += await tx.$executeRawUnsafe(sql, ...toColumnArrays(spec.rows.slice(start, start + CHUNK), names.length));
+    count += (await sql(text, toColumnArrays(spec.rows.slice(start, start + CHUNK), names.length))).rowCount;
   }
   return count;
 }

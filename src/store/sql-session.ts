@@ -1,0 +1,82 @@
+// Bulk work (a scan's write, the read model's load) runs on the database driver itself, in one
+// transaction: tens of thousands of rows travel as array parameters and come back as plain rows,
+// without the ORM's per-row mapping on the event loop or its query engine's memory.
+// Only src/store uses this; everything else goes through the Store interface.
+import type { PGlite, Transaction } from "@electric-sql/pglite";
+import type pg from "pg";
+
+export interface SqlResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+/** A statement on the transaction's connection; parameters travel separately from the SQL. */
+export type Sql = <T = Record<string, unknown>>(text: string, params?: unknown[]) => Promise<SqlResult<T>>;
+
+export interface TransactionOptions {
+  /** the whole transaction's limit; statements are cut off at it too */
+  timeoutMs: number;
+  /** REPEATABLE READ: one consistent snapshot across several reads */
+  snapshot?: boolean;
+}
+
+export interface SqlSessions {
+  transaction<T>(options: TransactionOptions, run: (sql: Sql) => Promise<T>): Promise<T>;
+}
+
+/** Rejects when `timeoutMs` passes first; the caller then rolls back. */
+async function within<T>(timeoutMs: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`transaction timed out after ${timeoutMs} ms (STORE_TRANSACTION_TIMEOUT_SECONDS)`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function postgresSessions(pool: pg.Pool): SqlSessions {
+  return {
+    async transaction(options, run) {
+      const client = await pool.connect();
+      let failure: Error | undefined;
+      try {
+        await client.query(options.snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
+        // The server enforces the limit too, so a statement stuck in PostgreSQL is cancelled there.
+        await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.timeoutMs))}`);
+        const sql: Sql = async (text, params) => {
+          const result = await client.query(text, params);
+          return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+        };
+        const value = await within(options.timeoutMs, run(sql));
+        await client.query("COMMIT");
+        return value;
+      } catch (error) {
+        failure = error as Error;
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        // A failed connection is destroyed rather than pooled.
+        client.release(failure);
+      }
+    },
+  };
+}
+
+export function pgliteSessions(db: PGlite): SqlSessions {
+  return {
+    async transaction(options, run) {
+      // PGlite is one connection: its transaction() holds it exclusively until it ends.
+      return db.transaction(async (tx: Transaction) => {
+        if (options.snapshot) await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+        const sql: Sql = async <T,>(text: string, params?: unknown[]) => {
+          const result = await tx.query<T>(text, params);
+          return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
+        };
+        return within(options.timeoutMs, run(sql));
+      });
+    },
+  };
+}
