@@ -17,7 +17,7 @@ const COLUMNS: Record<string, string> = {
   qty: "UInt32", price: "Float64", score: "Float32", ts: "DateTime",
 };
 
-const MEASURES: MeasureSpec[] = [
+export const MEASURES: MeasureSpec[] = [
   { alias: "amount_sum", function: "Sum", column: "amount" },
   { alias: "price_avg", function: "Avg", column: "price" },
   { alias: "score_max", function: "Max", column: "score" },

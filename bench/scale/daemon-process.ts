@@ -2,9 +2,9 @@
 // its peak RSS (VmHWM) and an event-loop lag sampler reading its own /metrics.
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "../../test/helpers/free-port.js";
 
 export interface DaemonProcess {
   base: string;
@@ -22,16 +22,6 @@ export interface DaemonProcess {
   stop(): Promise<void>;
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export async function startDaemonProcess(root: string, env: Record<string, string>): Promise<DaemonProcess> {
   const port = await freePort();
@@ -40,7 +30,19 @@ export async function startDaemonProcess(root: string, env: Record<string, strin
   const started = performance.now();
   const child: ChildProcess = spawn(process.execPath, [path.join(root, "dist", "main.js")], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", API_KEYS: key, SCAN_SCHEDULE: "off", SCAN_ON_START: "false", LOG_LEVEL: "info" },
+    // The image's memory settings (Dockerfile, chart values), unless BENCH_NODE_OPTIONS says otherwise.
+    env: {
+      ...process.env,
+      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "--max-old-space-size=256 --max-semi-space-size=8",
+      MALLOC_ARENA_MAX: "2",
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      API_KEYS: key,
+      SCAN_SCHEDULE: "off",
+      SCAN_ON_START: "false",
+      LOG_LEVEL: "info",
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let buffered = "";
@@ -49,6 +51,9 @@ export async function startDaemonProcess(root: string, env: Record<string, strin
     const lines = buffered.split("\n");
     buffered = lines.pop() ?? "";
     for (const line of lines) {
+      // Only the lines the report reads: parsing every request line would slow the pipe down,
+      // and a slow reader makes the daemon buffer its log in memory.
+      if (!line.includes('"msg":"scan succeeded"') && !line.includes('"msg":"catalogue compiled"')) continue;
       try {
         logs.push(JSON.parse(line) as Record<string, unknown>);
       } catch {

@@ -4,7 +4,8 @@ import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import autocannon from "autocannon";
-import { freePort, type DaemonProcess } from "./daemon-process.js";
+import { freePort } from "../../test/helpers/free-port.js";
+import type { DaemonProcess } from "./daemon-process.js";
 
 export interface LoadResult {
   path: string;

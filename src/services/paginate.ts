@@ -31,9 +31,16 @@ function decodeCursor(cursor: string, version: string): number {
   return index;
 }
 
-/** Without a limit, every matching item (the first page is the whole list). */
-export function paginate<T>(items: readonly T[], match: (item: T) => boolean, request: PageRequest, version: string): Page<T> {
+/**
+ * Without a limit, every matching item (the first page is the whole list). `match` null means
+ * every item matches: a page then costs its own length, not a pass over the whole list.
+ */
+export function paginate<T>(items: readonly T[], match: ((item: T) => boolean) | null, request: PageRequest, version: string): Page<T> {
   const start = request.cursor === undefined ? 0 : decodeCursor(request.cursor, version);
+  if (match === null) {
+    const end = request.limit === undefined ? items.length : Math.min(items.length, start + request.limit);
+    return { items: items.slice(start, end), matched: items.length, next_cursor: end < items.length ? encodeCursor(version, end) : null };
+  }
   const limit = request.limit ?? Number.POSITIVE_INFINITY;
   const page: T[] = [];
   let matched = 0;

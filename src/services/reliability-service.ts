@@ -12,10 +12,13 @@ import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, tableMatches } from "./affected-by.js";
 import { paginate, type PageRequest } from "./paginate.js";
-import { wholeListing } from "./serialized.js";
+import { rememberJson, wholeListing } from "./serialized.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
 import type { ReliabilityService } from "./types.js";
-import { scanView, type StatusListingView } from "./views.js";
+import { scanView, type MetricStatusView, type StatusListingView } from "./views.js";
+
+/** Single-metric answers kept per read-model view. */
+const CACHED_ANSWERS = 2_000;
 
 export interface ReliabilityServiceOptions {
   readModel: ReadModel;
@@ -35,6 +38,7 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
 } {
   const { readModel, store, scanService } = options;
   const whole = new WeakMap<ReadView, Promise<StatusListingView>>();
+  const byName = new WeakMap<ReadView, Map<string, MetricStatusView>>();
   const wholeListingOf = (view: ReadView) =>
     wholeListing(whole, view, () => buildStatusListing(view.catalog.metrics.map((m) => m.name), view.statuses), "metrics");
 
@@ -56,6 +60,12 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     async metricStatus(name) {
       const view = readModel.view();
       if (!view.catalog.metricsByName.has(name)) throw notFound(`metric "${name}" not found`);
+      // Circuit breakers ask for the same few metrics over and over: each answer is built and
+      // serialised once per view (a bounded number of them).
+      let answers = byName.get(view);
+      if (!answers) byName.set(view, (answers = new Map()));
+      const cached = answers.get(name);
+      if (cached) return cached;
       // Judged from the checks' current observations with this metric's own tolerances; a metric
       // whose SQL ClickHouse cannot parse never ran, whatever its shared checks found.
       const tests = view.catalog.testsByMetric.get(name) ?? [];
@@ -67,7 +77,10 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
               const observation = view.observations.get(test.key);
               return observation ? [judgeTest(test, observation)] : [];
             });
-      return buildMetricStatus(name, view.statuses.get(name) ?? null, results, view.history.get(name) ?? []);
+      const answer = buildMetricStatus(name, view.statuses.get(name) ?? null, results, view.history.get(name) ?? []);
+      if (answers.size >= CACHED_ANSWERS) answers.clear();
+      answers.set(name, rememberJson(answer, Buffer.from(JSON.stringify(answer), "utf8")));
+      return answer;
     },
 
     async affectedBy(table) {

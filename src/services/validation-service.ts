@@ -30,8 +30,9 @@ export function testListing(snapshot: CatalogSnapshot): TestListing {
   return { tests, count: tests.length };
 }
 
-function matches(query: TestListingQuery): (test: InferredTest) => boolean {
+function matches(query: TestListingQuery): ((test: InferredTest) => boolean) | null {
   const { metric, rule, table } = query;
+  if (metric === undefined && rule === undefined && table === undefined) return null;
   return (t) => (metric === undefined || t.metric === metric) && (rule === undefined || t.rule === rule) && (table === undefined || tableMatches(t.table, table));
 }
 

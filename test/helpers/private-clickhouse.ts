@@ -3,10 +3,10 @@
 // started by the same script CI uses (.ci/start-clickhouse.sh), so it is configured the same way.
 import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import { freePort } from "./free-port.js";
 
 const run = promisify(execFile);
 const SCRIPT = path.resolve(import.meta.dirname, "../../.ci/start-clickhouse.sh");
@@ -23,17 +23,6 @@ export interface PrivateClickHouse {
   dispose(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUntilGone(pid: number): Promise<void> {
   for (let i = 0; i < 100; i++) {

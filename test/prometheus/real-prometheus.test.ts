@@ -7,7 +7,6 @@
 // warehouse is stopped.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -19,21 +18,12 @@ import { execServer } from "../../src/warehouse/clickhouse-server.js";
 import { demoDatasetStatements } from "../../src/warehouse/demo-dataset.js";
 import { startPrivateClickHouse, type PrivateClickHouse } from "../helpers/private-clickhouse.js";
 import { scaledRules } from "./scaled-rules.js";
+import { freePort } from "../helpers/free-port.js";
 
 const KEY = "prometheus-test-key-0123456789";
 const TIME_FACTOR = 120; // for: 5m -> 3s, [30m] -> 15s
 const hasPrometheus = spawnSync("prometheus", ["--version"]).status === 0;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
 
 interface Alert {
   labels: Record<string, string>;
