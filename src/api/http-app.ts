@@ -33,7 +33,7 @@ type SerializedReq = { method?: string; url?: string };
 /**
  * One line per request (pino-http): method, path and status only, never headers (API keys),
  * query strings or bodies. The path is the original URL's, so tRPC lines keep their /trpc prefix.
- * Probes log at debug. A 5xx is logged here like any request; its error is logged once, by the
+ * Probes and successful reads log at debug. A 5xx is logged here like any request; its error is logged once, by the
  * error handler of its transport.
  */
 function requestLog(logger: Logger): RequestHandler {
@@ -41,7 +41,10 @@ function requestLog(logger: Logger): RequestHandler {
   const probes = new Set(["/healthz", "/readyz", "/metrics"]);
   return pinoHttp({
     logger,
-    customLogLevel: (req) => (probes.has(pathOf((req as { originalUrl?: string }).originalUrl ?? req.url)) ? "debug" : "info"),
+    // Probes, and reads that succeeded, at debug: circuit breakers poll thousands of times a minute
+    // and each line costs the event loop. Writes, client errors and failures stay at info.
+    customLogLevel: (req, res) =>
+      probes.has(pathOf((req as { originalUrl?: string }).originalUrl ?? req.url)) || (req.method === "GET" && res.statusCode < 400) ? "debug" : "info",
     customSuccessMessage: () => "request",
     customErrorMessage: () => "request",
     // pino-http invents an Error for a 5xx; the real one is logged by the error handler.

@@ -211,8 +211,8 @@ describe("HTTP app on the real services", () => {
     await call("/v1/compiler/ir/no_such_metric", { key: RW });
     const requests = lines.filter((l) => l.msg === "request");
     expect(requests.map((l) => [l.level, l.req.method, l.req.path, l.res.status])).toEqual([
-      [30, "GET", "/v1/reliability/affected-by/shop.orders", 200],
-      [30, "GET", "/trpc/reliability.affectedBy", 200],
+      [20, "GET", "/v1/reliability/affected-by/shop.orders", 200],
+      [20, "GET", "/trpc/reliability.affectedBy", 200],
       [20, "GET", "/healthz", 200],
       [30, "GET", "/v1/compiler/ir/no_such_metric", 404],
     ]);

@@ -23,11 +23,10 @@ import { fixtureStatements } from "../correctness/fixture-warehouse.js";
 import { startFlakyProxy, type FlakyProxy } from "../helpers/flaky-proxy.js";
 import { startPrivateClickHouse, type PrivateClickHouse } from "../helpers/private-clickhouse.js";
 import { serverConnection } from "../helpers/warehouses.js";
-import { targets, type TestDatabase } from "../store/databases.js";
+import { targets, type TestDatabase, type TestTarget } from "../store/databases.js";
 
 const server = serverConnection();
 const logger = pino({ level: "silent" });
-const pglite = targets.find((t) => t.name === "pglite")!;
 
 interface Rig {
   db: TestDatabase;
@@ -41,8 +40,8 @@ interface Rig {
 }
 
 /** The daemon's own pieces (config -> warehouses with retries, store, scan service, read model) on `url`. */
-async function rig(url: string, snapshot: CatalogSnapshot, timeoutSeconds = 20): Promise<Rig> {
-  const db = await pglite.fresh();
+async function rig(target: TestTarget, url: string, snapshot: CatalogSnapshot, timeoutSeconds = 20): Promise<Rig> {
+  const db = await target.fresh();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "mr-faults-"));
   const store = await createStore({ ...db.options, logger });
   const warehouses = await createWarehouses(loadConfig({ CLICKHOUSE_URL: url, DATA_DIR: dataDir, QUERY_TIMEOUT_SECONDS: String(timeoutSeconds) }), logger);
@@ -71,9 +70,9 @@ async function rig(url: string, snapshot: CatalogSnapshot, timeoutSeconds = 20):
   };
 }
 
-describe.skipIf(!server)("warehouse faults on a ClickHouse server", () => {
+describe.skipIf(!server).each(targets)("warehouse faults on a ClickHouse server, store on $name", (target) => {
   describe("connections reset by a proxy", () => {
-    const db = `mr_faults_proxy_${process.pid}`;
+    const db = `mr_faults_proxy_${process.pid}_${target.name}`;
     let proxy: FlakyProxy;
     let clean: Rig;
     let flaky: Rig;
@@ -82,8 +81,8 @@ describe.skipIf(!server)("warehouse faults on a ClickHouse server", () => {
       await execServer(server!, [`DROP DATABASE IF EXISTS ${db}`, ...fixtureStatements(db)]);
       const snapshot = await loadFixtureCatalog(db);
       proxy = await startFlakyProxy(server!.url, { dropEvery: 3 });
-      clean = await rig(server!.url, snapshot);
-      flaky = await rig(proxy.url, snapshot);
+      clean = await rig(target, server!.url, snapshot);
+      flaky = await rig(target, proxy.url, snapshot);
     });
     afterAll(async () => {
       await flaky?.close();
@@ -120,7 +119,7 @@ describe.skipIf(!server)("warehouse faults on a ClickHouse server", () => {
       const fixture = await loadFixtureCatalog(db);
       // One slow table keeps the scan in flight long enough to kill the server under it.
       const slow = await loadYaml({ "slow.yaml": `metrics:\n  - name: slow_metric\n    table: system.one\n    filter: "sleep(2) = 0"\n    measures:\n      - { alias: rows, function: Count }\n` });
-      node = await rig(clickhouse.url, { ...fixture, metrics: [...fixture.metrics, ...slow.metrics], tests: [...fixture.tests, ...slow.tests], testsByMetric: new Map([...fixture.testsByMetric, ...slow.testsByMetric]), metricsByName: new Map([...fixture.metricsByName, ...slow.metricsByName]) }, 10);
+      node = await rig(target, clickhouse.url, { ...fixture, metrics: [...fixture.metrics, ...slow.metrics], tests: [...fixture.tests, ...slow.tests], testsByMetric: new Map([...fixture.testsByMetric, ...slow.testsByMetric]), metricsByName: new Map([...fixture.metricsByName, ...slow.metricsByName]) }, 10);
     });
     afterAll(async () => {
       await node?.close();
