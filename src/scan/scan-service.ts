@@ -40,7 +40,8 @@ interface RunningScan {
   abort: AbortController;
 }
 
-const seconds3 = (ms: number) => Math.round(ms) / 1000;
+/** Seconds to the millisecond, for logs without float noise. */
+const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
 export function createScanService(options: ScanServiceOptions): ScanService {
   const { store, logger, metrics } = options;
@@ -81,7 +82,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       await options.afterScan?.().catch((error: unknown) => log.warn({ err: error }, "reloading the read model after the scan failed"));
       const total = (performance.now() - started) / 1000;
       metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
-      const timings = { total: seconds3(total * 1000), warehouse: seconds3(outcome.timings.warehouse * 1000), evaluate: seconds3(outcome.timings.evaluate * 1000), store: seconds3(storeSeconds * 1000) };
+      const timings = { total: round3(total), warehouse: round3(outcome.timings.warehouse), evaluate: round3(outcome.timings.evaluate), store: round3(storeSeconds) };
       log.info({ seconds: timings, summary: scan.summary }, "scan succeeded");
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
       pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {

@@ -3,7 +3,7 @@
 import type { Sql } from "./sql-session.js";
 
 /** Rows per statement: large enough to amortise round trips, small enough for PGlite's memory. */
-const CHUNK = 10_000;
+const CHUNK = 5_000;
 
 export type Cell = string | number | boolean | null;
 
