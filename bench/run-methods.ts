@@ -3,7 +3,7 @@
 import os from "node:os";
 import pLimit from "p-limit";
 import type { MetricStatus } from "../src/derive/types.js";
-import { judgeWithBlocked } from "../src/evaluate/blocked.js";
+import { judgeAll } from "../src/evaluate/evaluate.js";
 import type { TestResult } from "../src/evaluate/types.js";
 import { executeScan } from "../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../src/services/catalog-snapshot.js";
@@ -41,7 +41,7 @@ export async function runService(snapshot: CatalogSnapshot, inner: Warehouse, co
   });
   const ms = performance.now() - started;
   // One result per test, in the snapshot's order.
-  const results = judgeWithBlocked(snapshot.tests, outcome.observations, outcome.blocked);
+  const results = judgeAll(snapshot.tests, outcome.observations, outcome.blocked);
   const findings: Findings = new Map();
   snapshot.tests.forEach((test, i) => {
     const result = results[i]!;

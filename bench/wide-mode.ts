@@ -32,7 +32,7 @@ export const MEASURES: MeasureSpec[] = [
 /** 3 filters per table: 3 groups per table. */
 const FILTERS = [undefined, "kind = 'a'", "qty > 2"];
 
-const tableName = (i: number) => `t${String(i).padStart(3, "0")}`;
+export const tableName = (i: number) => `t${String(i).padStart(3, "0")}`;
 
 export function wideStatements(db: string, tables: number, rows: number): string[] {
   const k = Math.max(1, Math.floor(rows / DEFECTS));

@@ -2,7 +2,7 @@
 // varied like a real catalogue (many segments per table, several measures and breakdowns), so
 // that 10,000 metrics infer about 100,000 tests.
 import type { MetricSpec } from "../bench-catalog.js";
-import { MEASURES as WIDE_MEASURES } from "../wide-mode.js";
+import { tableName, MEASURES as WIDE_MEASURES } from "../wide-mode.js";
 
 /** The wide dataset's measures but two (price_sum, qty_max), so each table has fewer distinct checks. */
 const MEASURES = WIDE_MEASURES.filter((m) => m.alias !== "price_sum" && m.alias !== "qty_max");
@@ -16,8 +16,6 @@ const FILTERS: (string | undefined)[] = [
   ...[20, 50, 80].map((s) => `score < ${s}`),
   ...[0, 5].map((l) => `label = 'l${l}'`),
 ];
-
-const tableName = (i: number) => `t${String(i).padStart(3, "0")}`;
 
 export function scaleMetrics(db: string, tables: number, metrics: number): Record<string, MetricSpec[]> {
   const files: Record<string, MetricSpec[]> = {};

@@ -2,7 +2,7 @@
 // embedded PGlite directory.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { PrismaPg } from "@prisma/adapter-pg";
+import { pool } from "../../test/store/databases.js";
 
 const run = promisify(execFile);
 
@@ -12,11 +12,6 @@ export interface StoreHandle {
   label: string;
   bytes(): Promise<number>;
   drop(): Promise<void>;
-}
-
-async function pool(url: string) {
-  const adapter = await new PrismaPg({ connectionString: url }).connect();
-  return { pool: adapter.underlyingDriver(), dispose: () => adapter.dispose() };
 }
 
 export async function postgresStore(adminUrl: string, name: string): Promise<StoreHandle> {

@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import type { Config } from "../config/config.js";
 import type { Logger } from "../logger.js";
-import { judgeWithBlocked } from "../evaluate/blocked.js";
+import { judgeAll } from "../evaluate/evaluate.js";
 import { executeScan } from "../scan/execute-scan.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { isProblem, testResultView } from "../services/views.js";
@@ -45,7 +45,7 @@ export async function scanLocally(
       },
     });
     const checkedAt = new Date().toISOString();
-    const results = judgeWithBlocked(snapshot.tests, outcome.observations, outcome.blocked);
+    const results = judgeAll(snapshot.tests, outcome.observations, outcome.blocked);
     return outcome.statuses.map((s) => ({
       metric_name: s.metric_name,
       status: s.status,

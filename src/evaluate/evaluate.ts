@@ -83,9 +83,16 @@ export function observeChecks(tests: readonly InferredTest[], plan: ScanPlan, ou
 }
 
 /** Each test judged on its check's observation; a test without one is "not evaluated". */
-export function judgeAll(tests: readonly InferredTest[], observations: ReadonlyMap<string, CheckObservation>): TestResult[] {
+const NONE_BLOCKED: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Each test judged on its check's observation. A test of a metric in `blocked` (metric -> why it
+ * cannot run, e.g. its filter does not parse) is "not evaluated" whatever its shared check found.
+ */
+export function judgeAll(tests: readonly InferredTest[], observations: ReadonlyMap<string, CheckObservation>, blocked = NONE_BLOCKED): TestResult[] {
   return tests.map((test) => {
-    const observation = observations.get(test.key) ?? notEvaluated("not evaluated: no observation for this check");
+    const reason = blocked.get(test.metric);
+    const observation = reason !== undefined ? notEvaluated(reason) : (observations.get(test.key) ?? notEvaluated("not evaluated: no observation for this check"));
     return judgeTest(test, observation);
   });
 }

@@ -77,7 +77,7 @@ export async function checkCatalogSql(snapshot: CatalogSnapshot, warehouses: Rea
  * Metric name -> reason, for every metric that cannot run: its own SQL does not parse, or
  * (derived metrics) an input's does, transitively.
  */
-export function blockedMetrics(snapshot: CatalogSnapshot, errors: ReadonlyMap<string, CatalogError>): Map<string, string> {
+export function blockedMetrics(snapshot: CatalogSnapshot, errors: ReadonlyMap<string, CatalogError> = snapshot.sql_errors ?? new Map()): Map<string, string> {
   const blocked = new Map<string, string>();
   for (const [metric, error] of errors) blocked.set(metric, `not evaluated: ${error.message.slice(error.message.indexOf(": ") + 2)}`);
   if (blocked.size === 0) return blocked;

@@ -6,8 +6,7 @@ import { setImmediate as yieldToLoop } from "node:timers/promises";
 import pLimit from "p-limit";
 import { countTests, deriveStatuses } from "../derive/derive.js";
 import type { MetricStatus, TestCounts } from "../derive/types.js";
-import { judgeWithBlocked } from "../evaluate/blocked.js";
-import { createObserver, observeInto } from "../evaluate/evaluate.js";
+import { createObserver, judgeAll, observeInto } from "../evaluate/evaluate.js";
 import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
@@ -152,7 +151,7 @@ export async function executeScan(snapshot: CatalogSnapshot, warehouses: Readonl
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
   await forEachSlice(snapshot.metrics, (slice) => {
     const names = slice.map((m) => m.name);
-    const results = judgeWithBlocked(names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []), observations, blocked);
+    const results = judgeAll(names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []), observations, blocked);
     statuses.push(...deriveStatuses(names, results));
     const counts = countTests(results);
     summary.total += counts.total;

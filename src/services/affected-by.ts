@@ -12,6 +12,9 @@ export function tableMatches(qualified: string | null | undefined, requested: st
   return qualified.slice(qualified.indexOf(".") + 1) === requested;
 }
 
+/** The metric reads `table`: as its base table or through a join. */
+export const readsTable = (ir: MetricIR, table: string): boolean => tableMatches(ir.table, table) || ir.joins.some((j) => tableMatches(j.table, table));
+
 /** The most direct relationship wins: base_table, then join, then dimension. */
 function directRelationship(ir: MetricIR, table: string): AffectedRelationship | null {
   if (tableMatches(ir.table, table)) return "base_table";

@@ -1,9 +1,9 @@
 import type { MetricIR } from "../compile/ir.js";
 import { notFound } from "../errors/app-error.js";
-import { tableMatches } from "./affected-by.js";
+import { readsTable } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { paginate, type PageRequest } from "./paginate.js";
-import { wholeListing } from "./serialized.js";
+import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
+import { preserialized } from "./serialized.js";
 import type { CompilerService } from "./types.js";
 import { iso, type CompilerStatusView } from "./views.js";
 
@@ -28,8 +28,6 @@ export function compilerStatusView(snapshot: CatalogSnapshot, page?: { metrics: 
   };
 }
 
-const readsTable = (ir: MetricIR, table: string) => tableMatches(ir.table, table) || ir.joins.some((j) => tableMatches(j.table, table));
-const isEmpty = (query: IrListingQuery) => Object.values(query).every((v) => v === undefined);
 
 export function createCompilerService({ getSnapshot }: CompilerServiceOptions): CompilerService {
   // The whole listing is the same for every caller of one catalogue: built and serialised once,
@@ -39,8 +37,7 @@ export function createCompilerService({ getSnapshot }: CompilerServiceOptions): 
     const sqlErrors = snapshot.sql_errors?.size ?? 0;
     let cached = whole.get(snapshot);
     if (cached?.sqlErrors !== sqlErrors) {
-      const listings = new WeakMap<CatalogSnapshot, Promise<CompilerStatusView>>();
-      cached = { sqlErrors, listing: wholeListing(listings, snapshot, () => compilerStatusView(snapshot), "metrics") };
+      cached = { sqlErrors, listing: preserialized(compilerStatusView(snapshot), "metrics") };
       whole.set(snapshot, cached);
     }
     return cached.listing;
@@ -48,7 +45,7 @@ export function createCompilerService({ getSnapshot }: CompilerServiceOptions): 
   return {
     async status(query = {}) {
       const snapshot = getSnapshot();
-      if (isEmpty(query)) return wholeOf(snapshot);
+      if (isWholeListing(query)) return wholeOf(snapshot);
       const { metric, table } = query;
       const page = paginate(snapshot.metrics, (ir) => (metric === undefined || ir.name === metric) && (table === undefined || readsTable(ir, table)), query, snapshot.version);
       return compilerStatusView(snapshot, { metrics: page.items, count: page.matched, next_cursor: page.next_cursor });

@@ -17,6 +17,9 @@ export interface Page<T> {
 
 const VERSION_CHARS = 16;
 
+/** No page and no filter asked for: the whole list, in the seed's shape (no next_cursor). */
+export const isWholeListing = (query: object): boolean => Object.values(query).every((value) => value === undefined);
+
 export function encodeCursor(version: string, position: number): string {
   return Buffer.from(`${version.slice(0, VERSION_CHARS)}:${position}`, "utf8").toString("base64url");
 }

@@ -10,8 +10,8 @@ import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
-import { findAffectedMetrics, tableMatches } from "./affected-by.js";
-import { paginate, type PageRequest } from "./paginate.js";
+import { findAffectedMetrics, readsTable } from "./affected-by.js";
+import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
 import { rememberJson, wholeListing } from "./serialized.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
 import type { ReliabilityService } from "./types.js";
@@ -45,13 +45,13 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
   return {
     async status(query = {}) {
       const view = readModel.view();
-      if (Object.values(query).every((v) => v === undefined)) return wholeListingOf(view);
+      if (isWholeListing(query)) return wholeListingOf(view);
       const { metric, status, table } = query;
       const entries = view.catalog.metrics.map((ir) => ({ ir, entry: statusEntry(ir.name, view.statuses.get(ir.name)) }));
       const match = ({ ir, entry }: (typeof entries)[number]) =>
         (metric === undefined || ir.name === metric) &&
         (status === undefined || entry.status === status) &&
-        (table === undefined || tableMatches(ir.table, table) || ir.joins.some((j) => tableMatches(j.table, table)));
+        (table === undefined || readsTable(ir, table));
       const page = paginate(entries, match, query, view.catalog.version);
       // The summary counts every matching metric, not only this page's.
       return { summary: summarizeEntries(entries.filter(match).map((m) => m.entry)), metrics: page.items.map((m) => m.entry), next_cursor: page.next_cursor };
@@ -69,7 +69,7 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
       // Judged from the checks' current observations with this metric's own tolerances; a metric
       // whose SQL ClickHouse cannot parse never ran, whatever its shared checks found.
       const tests = view.catalog.testsByMetric.get(name) ?? [];
-      const blocked = view.catalog.sql_errors?.size ? blockedMetrics(view.catalog, view.catalog.sql_errors).get(name) : undefined;
+      const blocked = blockedMetrics(view.catalog).get(name);
       const results =
         blocked !== undefined
           ? tests.map((test) => blockedResult(test, blocked))

@@ -35,12 +35,16 @@ export async function serializeInSlices<T extends object>(value: T, arrayField: 
   return Buffer.concat(parts);
 }
 
+/** `value`, once its JSON (sliced over `arrayField`) is remembered for the REST transport. */
+export async function preserialized<V extends object>(value: V, arrayField: keyof V & string): Promise<V> {
+  return rememberJson(value, await serializeInSlices(value, arrayField));
+}
+
 /** The whole listing for `owner` (a catalogue, a read-model view): built and serialised once, then shared. */
 export function wholeListing<K extends object, V extends object>(cache: WeakMap<K, Promise<V>>, owner: K, build: () => V, arrayField: keyof V & string): Promise<V> {
   let listing = cache.get(owner);
   if (!listing) {
-    const value = build();
-    listing = serializeInSlices(value, arrayField).then((json) => rememberJson(value, json));
+    listing = preserialized(build(), arrayField);
     cache.set(owner, listing);
   }
   return listing;

@@ -1,5 +1,5 @@
 import { countTests } from "../derive/derive.js";
-import { judgeWithBlocked } from "../evaluate/blocked.js";
+import { judgeAll } from "../evaluate/evaluate.js";
 import type { TestResult } from "../evaluate/types.js";
 import { mapSlices } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
@@ -8,7 +8,7 @@ import type { ScanService } from "../scan/types.js";
 import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { paginate, type PageRequest } from "./paginate.js";
+import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
 import { wholeListing } from "./serialized.js";
 import type { ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
@@ -51,7 +51,7 @@ export function createValidationService({ getSnapshot, scanService }: Validation
   return {
     async listTests(query = {}) {
       const snapshot = getSnapshot();
-      if (Object.values(query).every((v) => v === undefined)) return wholeListing(whole, snapshot, () => testListing(snapshot), "tests");
+      if (isWholeListing(query)) return wholeListing(whole, snapshot, () => testListing(snapshot), "tests");
       const page = paginate(snapshot.tests, matches(query), query, snapshot.version);
       return { tests: page.items.map(inferredTestView), count: page.matched, next_cursor: page.next_cursor };
     },
@@ -59,8 +59,8 @@ export function createValidationService({ getSnapshot, scanService }: Validation
       // Through the one scan service, so a run also updates reliability statuses and history.
       const { scan, observations } = await scanService.run("api_run");
       const snapshot = getSnapshot();
-      const blocked = snapshot.sql_errors?.size ? blockedMetrics(snapshot, snapshot.sql_errors) : new Map<string, string>();
-      const results = await mapSlices(snapshot.tests, (slice) => judgeWithBlocked(slice, observations, blocked));
+      const blocked = blockedMetrics(snapshot);
+      const results = await mapSlices(snapshot.tests, (slice) => judgeAll(slice, observations, blocked));
       return testRunReport(scan, results);
     },
   };

@@ -6,7 +6,7 @@ import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
 import type { Sql } from "./sql-session.js";
-import { newestSucceededScan, readObservations, readStateIn, readStatuses } from "./read-state.js";
+import { newestSucceededScan, readStateIn, readStatuses } from "./read-state.js";
 import { guard, StoreError } from "./store-error.js";
 import type { FinishedScan, ScanRecord, ScanTrigger, Store } from "./store.js";
 
@@ -125,10 +125,6 @@ class PrismaStore implements Store {
 
   newestSucceededScan() {
     return guard("newestSucceededScan", () => this.read(newestSucceededScan));
-  }
-
-  currentObservations() {
-    return guard("currentObservations", () => this.read(readObservations));
   }
 
   readState(options: { historyLimit: number }) {

@@ -81,8 +81,6 @@ export interface Store {
   statusHistory(metric: string, limit: number): Promise<StatusPeriod[]>;
   /** The newest succeeded scan: one indexed row, cheap enough to poll. */
   newestSucceededScan(): Promise<ScanRecord | null>;
-  /** The current observation of every check, by key. */
-  currentObservations(): Promise<Map<string, CheckObservation>>;
   /** What a read model needs, read in pages (yielding between them) from one consistent snapshot. */
   readState(options: { historyLimit: number }): Promise<ReadState>;
   /** Cron election: true for exactly one caller per (name, fireTime). */

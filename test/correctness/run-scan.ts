@@ -1,6 +1,6 @@
 // Runs the daemon's real scan path (executeScan: schema -> plan -> one query per table
 // -> evaluate -> derive) on a real warehouse, recording every query it sends.
-import { judgeWithBlocked } from "../../src/evaluate/blocked.js";
+import { judgeAll } from "../../src/evaluate/evaluate.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
@@ -46,7 +46,7 @@ export async function runScan(
     signal: new AbortController().signal,
   });
   // Every (metric, test) judged on its check's observation, in the snapshot's order.
-  return { ...outcome, results: judgeWithBlocked(snapshot.tests, outcome.observations, outcome.blocked), sent, scanId };
+  return { ...outcome, results: judgeAll(snapshot.tests, outcome.observations, outcome.blocked), sent, scanId };
 }
 
 /** Opens the engine and seeds the fixture into `db`; the caller closes it with dropFixture. */

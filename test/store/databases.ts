@@ -58,7 +58,7 @@ function pgliteTarget(): TestTarget {
 }
 
 /** A pg Pool through the Prisma adapter we already depend on (pg itself is not a direct dependency). */
-async function pool(url: string) {
+export async function pool(url: string) {
   const adapter = await new PrismaPg({ connectionString: url }).connect();
   return { pool: adapter.underlyingDriver(), dispose: () => adapter.dispose() };
 }
