@@ -28,7 +28,7 @@ const LABELS: Record<Method, string> = {
 
 export async function seedShop(bench: BenchWarehouse, db: string, rows: number): Promise<void> {
   const sizes = shopSizes(rows);
-  progress(`creating ${db}: ${Object.entries(sizes).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`);
+  progress(`creating ${db}: ${(Object.entries(sizes) as [string, number][]).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`);
   const started = performance.now();
   for (const statement of shopStatements(db, sizes)) await bench.exec(statement);
   progress(`data ready in ${formatMs(performance.now() - started)}`);
@@ -83,7 +83,7 @@ export async function runStandard(bench: BenchWarehouse, options: BenchOptions, 
   const byStatus = (status: string) => warm.statuses.filter((s) => s.status === status).length;
   const out = [
     `warehouse: ${bench.label}, ClickHouse ${await bench.version()}`,
-    `data: ${Object.entries(shopSizes(options.rows)).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`,
+    `data: ${(Object.entries(shopSizes(options.rows)) as [string, number][]).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`,
     `catalogue: ${snapshot.metrics.length} metrics over ${tables.size} tables, ${snapshot.tests.length} tests (${checks.length} distinct table checks, ${tableGroups(checks)} (table, filter) groups)`,
     `findings: ${failing.length} failing tests; metrics ${byStatus("healthy")} healthy, ${byStatus("degraded")} degraded, ${byStatus("unreliable")} unreliable`,
     loadLine(),

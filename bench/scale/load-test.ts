@@ -33,7 +33,7 @@ export async function loadTest(daemon: DaemonProcess, paths: string[], options: 
   const port = await freePort();
   const bare = spawn(process.execPath, ["--import", "tsx", path.join(options.root, "bench", "scale", "bare-server.ts"), file, String(port)], { stdio: ["ignore", "pipe", "inherit"] });
   await new Promise<void>((resolve, reject) => {
-    bare.stdout!.once("data", () => resolve());
+    bare.stdout.once("data", () => resolve());
     bare.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
   });
   const results: LoadResult[] = [];

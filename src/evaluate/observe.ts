@@ -17,7 +17,7 @@ const measured = (rows_affected: number, rows_total: number, message: string): C
 export function observeSchema(test: InferredTest, schema: WarehouseSchema): CheckObservation {
   const tables = schema[test.datasource] ?? {};
   // A test without columns still asserts that its table exists.
-  const refs = test.columns.length > 0 ? test.columns.map((ref) => ({ table: ref.table, column: ref.column as string | null })) : [{ table: test.table, column: null }];
+  const refs = test.columns.length > 0 ? test.columns.map((ref) => ({ table: ref.table, column: ref.column })) : [{ table: test.table, column: null }];
   const missing = refs
     .filter((ref) => (ref.column === null ? !tables[ref.table] : tables[ref.table]?.[ref.column] === undefined))
     .map((ref) => (ref.column === null ? ref.table : `${ref.table}.${ref.column}`));

@@ -45,7 +45,7 @@ async function findUnparsable(warehouse: Warehouse, texts: string[], options: Ch
  * warehouse are skipped (their tests report the missing datasource).
  */
 export async function checkCatalogSql(snapshot: CatalogSnapshot, warehouses: ReadonlyMap<string, Warehouse>, options: CheckOptions): Promise<Map<string, CatalogError>> {
-  const checked = (snapshot.sql_checked ??= new Map());
+  const checked = (snapshot.sql_checked ??= new Map<string, string | null>());
   const errors = (snapshot.sql_errors ??= new Map());
   const fragments = snapshot.metrics.flatMap(metricFragments);
   const pending = new Map<string, Set<string>>(); // datasource -> texts

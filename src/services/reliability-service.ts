@@ -63,7 +63,7 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
       // Circuit breakers ask for the same few metrics over and over: each answer is built and
       // serialised once per view (a bounded number of them).
       let answers = byName.get(view);
-      if (!answers) byName.set(view, (answers = new Map()));
+      if (!answers) byName.set(view, (answers = new Map<string, MetricStatusView>()));
       const cached = answers.get(name);
       if (cached) return cached;
       // Judged from the checks' current observations with this metric's own tolerances; a metric

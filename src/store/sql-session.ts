@@ -46,9 +46,9 @@ export function postgresSessions(pool: pg.Pool): SqlSessions {
         await client.query(options.snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
         // The server enforces the limit too, so a statement stuck in PostgreSQL is cancelled there.
         await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.timeoutMs))}`);
-        const sql: Sql = async (text, params) => {
+        const sql: Sql = async <T,>(text: string, params?: unknown[]) => {
           const result = await client.query(text, params);
-          return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+          return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
         };
         const value = await within(options.timeoutMs, run(sql));
         await client.query("COMMIT");

@@ -45,7 +45,7 @@ describe("AppError -> tRPC", () => {
   it("unwraps service errors and schema failures; hides unknown errors", () => {
     expect(appErrorOf(new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new AppError("not_found", "metric x") })).code).toBe("not_found");
     const zodLike = { issues: [{ path: ["name"], message: "expected a metric name" }] };
-    expect(appErrorOf(new TRPCError({ code: "BAD_REQUEST", cause: zodLike as unknown as Error }))).toMatchObject({ code: "bad_request", message: 'invalid parameter "name": expected a metric name' });
+    expect(appErrorOf(new TRPCError({ code: "BAD_REQUEST", cause: zodLike }))).toMatchObject({ code: "bad_request", message: 'invalid parameter "name": expected a metric name' });
     expect(appErrorOf(new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new Error("secret") }))).toMatchObject({ code: "internal", message: "internal error" });
     expect(appErrorOf(new TRPCError({ code: "NOT_FOUND", message: 'No procedure found on path "x"' })).code).toBe("not_found");
   });

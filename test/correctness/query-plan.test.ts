@@ -36,7 +36,7 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
   it("reads the schema once, then sends exactly one query per table", () => {
     expect(run.sent[0]!.sql).toMatch(/^SELECT database, table, name, type FROM system\.columns WHERE /);
     expect(run.sent.filter((s) => s.sql.includes("FROM system.columns"))).toHaveLength(1);
-    const folded = tableQueries(run.sent).filter((s) => /-q\d+$/.test(s.options.queryId!));
+    const folded = tableQueries(run.sent).filter((s) => /-q\d+$/.test(s.options.queryId));
     expect(folded.map((s) => groupOf(s.sql).table).sort()).toEqual(
       ["clean_products", "clean_sales", "customers", "empty_orders", "empty_refs", "events", "orders", "payments"].map(q).sort(),
     );
@@ -50,7 +50,7 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
   it("isolates a filter that fails at run time: only its own tests are not evaluated", () => {
     // The folded orders query fails (throwIf), so orders is re-run as one query per filter.
     const orders = tableQueries(run.sent).filter((s) => groupOf(s.sql).table === q("orders"));
-    const ordersId = orders.find((s) => groupOf(s.sql).filter === null && s.sql.includes("throwIf"))!.options.queryId!;
+    const ordersId = orders.find((s) => groupOf(s.sql).filter === null && s.sql.includes("throwIf"))!.options.queryId;
     expect(orders.map((s) => [s.options.queryId, groupOf(s.sql).filter])).toEqual(
       expect.arrayContaining([
         [`${ordersId}-f1`, null],

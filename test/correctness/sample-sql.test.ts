@@ -2,7 +2,6 @@
 // planted ids (respecting the metric's filter), as many as reported up to the LIMIT 10.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
-import type { Row } from "../../src/warehouse/warehouse.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { loadFixtureCatalog } from "./fixture-catalog.js";
 import { DUPLICATE_CUSTOMER_IDS, DUPLICATE_CUSTOMER_ROWS, SEGMENT_NULL_IDS, defectIds, type Defect } from "./fixture-warehouse.js";
@@ -55,7 +54,7 @@ describe.each(engines)("$name: sample queries of the correctness fixture", (engi
       expect(result.rows_affected).toBe(planted.size);
       expect(result.sample_sql).toMatch(/ LIMIT 10$/);
       expect(result.status).not.toBe("passing");
-      const rows = (await query(result.sample_sql)) as Row[];
+      const rows = (await query(result.sample_sql));
       expect(rows, `${result.metric}: ${result.sample_sql}`).toHaveLength(Math.min(result.rows_affected, LIMIT));
       for (const row of rows) {
         expect(planted.has(Number(row.id)), `${result.metric} ${result.rule}: id ${String(row.id)}`).toBe(true);
@@ -73,7 +72,7 @@ describe.each(engines)("$name: sample queries of the correctness fixture", (engi
 
   it("a NULL dimension on the joined table returns those rows", async () => {
     const [segment] = byRule("dimension_not_null").filter((r) => r.check.startsWith("segment"));
-    const rows = (await query(segment!.sample_sql)) as Row[];
+    const rows = (await query(segment!.sample_sql));
     expect(rows).toHaveLength(segment!.rows_affected);
     expect(rows.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(SEGMENT_NULL_IDS);
     expect(rows.every((r) => r.segment === null)).toBe(true);
@@ -82,7 +81,7 @@ describe.each(engines)("$name: sample queries of the correctness fixture", (engi
   it("duplicate join keys return every row sharing a duplicated key", async () => {
     const [unique] = byRule("join_key_unique").filter((r) => r.status === "failing");
     expect(unique!.rows_affected).toBe(3); // extra rows: count() - uniqExact(id)
-    const rows = (await query(unique!.sample_sql)) as Row[];
+    const rows = (await query(unique!.sample_sql));
     // Both copies of a duplicate are shown: neither is "the" bad one.
     expect(rows).toHaveLength(Math.min(DUPLICATE_CUSTOMER_ROWS, LIMIT));
     expect([...new Set(rows.map((r) => Number(r.id)))].sort()).toEqual(DUPLICATE_CUSTOMER_IDS);

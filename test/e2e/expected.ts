@@ -139,7 +139,7 @@ export function expectTestResult(t: Record<string, unknown>): void {
     expect(message).toMatch(/^newest row is \d+[dhms]( \d+[hms])? old \(allowed \d+[dhmsw]\)$/);
   } else {
     // a rule this suite does not know yet: its message still states the count
-    expect(message.includes(fmt(affected)) || message.includes(fmt(total)), `${t.rule}: ${message}`).toBe(true);
+    expect(message.includes(fmt(affected)) || message.includes(fmt(total)), `${String(t.rule)}: ${message}`).toBe(true);
   }
 }
 

@@ -77,23 +77,23 @@ describeCombinations("REST scans", (combination) => {
   it("POST /v1/reliability/scan: 202 running; triggers during the scan join it (coalesced); ?wait=true answers the result", async () => {
     const { d } = session();
     const [a, b, c, waited] = await Promise.all([post("/v1/reliability/scan"), post("/v1/reliability/scan"), post("/v1/reliability/scan?wait=false"), post("/v1/reliability/scan?wait=true")]);
-    const scanId = a!.body.scan_id;
+    const scanId = a.body.scan_id;
     expectUuid(scanId);
-    for (const res of [a!, b!, c!, waited!]) expect(res.body.scan_id).toBe(scanId);
+    for (const res of [a, b, c, waited]) expect(res.body.scan_id).toBe(scanId);
     // Exactly one request started the scan; the others joined it.
-    expect([a!, b!, c!, waited!].filter((r) => r.body.coalesced === false)).toHaveLength(1);
-    for (const res of [a!, b!, c!]) {
+    expect([a, b, c, waited].filter((r) => r.body.coalesced === false)).toHaveLength(1);
+    for (const res of [a, b, c]) {
       expect(res.status).toBe(202);
       expect(Object.keys(res.body).sort()).toEqual([...SCAN_FIELDS, "coalesced"].sort());
       expect(res.body).toMatchObject({ status: "running", trigger: "manual", finished_at: null, error: null, summary: null });
       expectIso(res.body.started_at);
       expect(typeof res.body.coalesced).toBe("boolean");
     }
-    expect(waited!.status).toBe(200);
-    expect(waited!.body).toMatchObject({ status: "succeeded", trigger: "manual", started_at: a!.body.started_at, error: null, summary: EXPECTED_RUN_SUMMARY });
-    expectIso(waited!.body.finished_at);
+    expect(waited.status).toBe(200);
+    expect(waited.body).toMatchObject({ status: "succeeded", trigger: "manual", started_at: a.body.started_at, error: null, summary: EXPECTED_RUN_SUMMARY });
+    expectIso(waited.body.finished_at);
 
-    const { coalesced: _coalesced, ...scan } = waited!.body;
+    const { coalesced: _coalesced, ...scan } = waited.body;
     expect(await d.get(`/v1/reliability/scans/${scanId}`)).toEqual(scan);
     expect(await d.get(`/v1/reliability/scans/${scanId.toUpperCase()}`)).toEqual(scan);
     expect((await d.get("/v1/reliability/status/order_count")).checked_at).toBe(scan.finished_at);

@@ -81,6 +81,6 @@ export function uniqueDatabase(prefix: string): string {
 
 /** Seeds the demo shop into `database` (default: a unique name); returns the name. */
 export async function seedDemo(handle: WarehouseHandle, database: string = uniqueDatabase("mr_demo")): Promise<string> {
-  await seedDemoDataset(handle.exec, database);
+  await seedDemoDataset((sql) => handle.exec(sql), database);
   return database;
 }

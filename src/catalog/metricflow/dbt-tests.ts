@@ -33,13 +33,14 @@ function readColumnTests(
   for (const entry of raw) {
     const name = typeof entry === "string" ? entry : isMapping(entry) ? Object.keys(entry)[0] : undefined;
     if (name === undefined) continue;
-    const body = isMapping(entry) && isMapping(entry[name]) ? argumentsOf(entry[name] as Record<string, unknown>) : {};
+    const body = isMapping(entry) && isMapping(entry[name]) ? argumentsOf(entry[name]) : {};
     const bare = name.startsWith("dbt.") ? name.slice(4) : name;
     if (!KINDS.has(bare)) {
       out.warnings.push({ file, message: `${file}: ${table}.${column}: dbt test ${name} is not run (supported: ${DECLARED_TEST_KINDS.join(", ")})` });
       continue;
     }
-    const severity = String(configOf(body).severity ?? body.severity ?? "error").toLowerCase() === "warn" ? "warn" : "error";
+    const declared = configOf(body).severity ?? body.severity;
+    const severity = typeof declared === "string" && declared.toLowerCase() === "warn" ? "warn" : "error";
     const test: DeclaredTest = { kind: bare as DeclaredTestKind, table, column, severity, file };
     if (bare === "relationships") {
       const to = typeof body.to === "string" ? resolveTable(body.to) : null;
@@ -65,7 +66,7 @@ function readColumns(table: string, owner: Record<string, unknown>, file: string
   if (!Array.isArray(owner.columns)) return;
   for (const column of owner.columns) {
     if (!isMapping(column) || typeof column.name !== "string") continue;
-    const tests = [...(Array.isArray(column.tests) ? column.tests : []), ...(Array.isArray(column.data_tests) ? column.data_tests : [])];
+    const tests: unknown[] = [...(Array.isArray(column.tests) ? (column.tests as unknown[]) : []), ...(Array.isArray(column.data_tests) ? (column.data_tests as unknown[]) : [])];
     readColumnTests(table, column.name, tests, file, resolveTable, out);
   }
 }

@@ -47,7 +47,7 @@ export interface Project {
 export function filterTemplates(value: unknown, where: string): string[] {
   if (value === undefined || value === null) return [];
   if (typeof value === "string") return [value];
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value as string[];
+  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
   throw new MetricProblem(`${where}: expected a string or a list of strings`, false);
 }
 
