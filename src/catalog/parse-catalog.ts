@@ -60,7 +60,10 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
     }
     const form = fileForm(parsed.documents);
     if (form === "unknown") {
-      warnings.push({ file: file.file, message: `${file.file}: skipped: neither a metrics: list nor a dbt/MetricFlow file (no metrics, semantic_models, models...)` });
+      warnings.push({
+        file: file.file,
+        message: `${file.file}: skipped: neither a metrics: list nor a dbt/MetricFlow file (no metrics, semantic_models, models...)`,
+      });
       continue;
     }
     if (form === "metricflow") {
@@ -93,7 +96,14 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
   for (const metric of project.metrics) {
     const first = seen.get(metric.name);
     if (first !== undefined) {
-      errors.push(metricError(metric.file, metric.name, `metric ${JSON.stringify(metric.name)}`, `name: duplicate metric name, already defined in ${first}`));
+      errors.push(
+        metricError(
+          metric.file,
+          metric.name,
+          `metric ${JSON.stringify(metric.name)}`,
+          `name: duplicate metric name, already defined in ${first}`,
+        ),
+      );
       continue;
     }
     seen.set(metric.name, metric.file);
@@ -105,6 +115,9 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
     rejected.add(metric);
     errors.push(metricError(metric.file, metric.name, `metric ${JSON.stringify(metric.name)}`, message));
   }
-  const metrics = attachDeclaredTests(candidates.filter((m) => !rejected.has(m)), project.declaredTests);
+  const metrics = attachDeclaredTests(
+    candidates.filter((m) => !rejected.has(m)),
+    project.declaredTests,
+  );
   return { metrics, errors, warnings };
 }

@@ -17,17 +17,23 @@ export interface IrListingQuery extends PageRequest {
 }
 
 /** The whole catalogue; a page of it (and its next_cursor) when `page` is given. */
-export function compilerStatusView(snapshot: CatalogSnapshot, page?: { metrics: MetricIR[]; count: number; next_cursor: string | null }): CompilerStatusView {
+export function compilerStatusView(
+  snapshot: CatalogSnapshot,
+  page?: { metrics: MetricIR[]; count: number; next_cursor: string | null },
+): CompilerStatusView {
   return {
     metrics: page?.metrics ?? snapshot.metrics,
     count: page?.count ?? snapshot.metrics.length,
     compiled_at: iso(snapshot.compiled_at),
-    errors: [...snapshot.errors, ...(snapshot.sql_errors?.values() ?? [])].map((e) => ({ metric: e.metric, file: e.file, message: e.message })),
+    errors: [...snapshot.errors, ...(snapshot.sql_errors?.values() ?? [])].map((e) => ({
+      metric: e.metric,
+      file: e.file,
+      message: e.message,
+    })),
     warnings: snapshot.warnings.map((w) => ({ file: w.file, message: w.message })),
     ...(page ? { next_cursor: page.next_cursor } : {}),
   };
 }
-
 
 export function createCompilerService({ getSnapshot }: CompilerServiceOptions): CompilerService {
   // The whole listing is the same for every caller of one catalogue: built and serialised once,
@@ -47,7 +53,12 @@ export function createCompilerService({ getSnapshot }: CompilerServiceOptions): 
       const snapshot = getSnapshot();
       if (isWholeListing(query)) return wholeOf(snapshot);
       const { metric, table } = query;
-      const page = paginate(snapshot.metrics, (ir) => (metric === undefined || ir.name === metric) && (table === undefined || readsTable(ir, table)), query, snapshot.version);
+      const page = paginate(
+        snapshot.metrics,
+        (ir) => (metric === undefined || ir.name === metric) && (table === undefined || readsTable(ir, table)),
+        query,
+        snapshot.version,
+      );
       return compilerStatusView(snapshot, { metrics: page.items, count: page.matched, next_cursor: page.next_cursor });
     },
     async irByName(name) {

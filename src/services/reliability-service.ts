@@ -40,7 +40,16 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
   const whole = new WeakMap<ReadView, Promise<StatusListingView>>();
   const byName = new WeakMap<ReadView, Map<string, MetricStatusView>>();
   const wholeListingOf = (view: ReadView) =>
-    wholeListing(whole, view, () => buildStatusListing(view.catalog.metrics.map((m) => m.name), view.statuses), "metrics");
+    wholeListing(
+      whole,
+      view,
+      () =>
+        buildStatusListing(
+          view.catalog.metrics.map((m) => m.name),
+          view.statuses,
+        ),
+      "metrics",
+    );
 
   return {
     async status(query = {}) {
@@ -54,7 +63,11 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
         (table === undefined || readsTable(ir, table));
       const page = paginate(entries, match, query, view.catalog.version);
       // The summary counts every matching metric, not only this page's.
-      return { summary: summarizeEntries(entries.filter(match).map((m) => m.entry)), metrics: page.items.map((m) => m.entry), next_cursor: page.next_cursor };
+      return {
+        summary: summarizeEntries(entries.filter(match).map((m) => m.entry)),
+        metrics: page.items.map((m) => m.entry),
+        next_cursor: page.next_cursor,
+      };
     },
 
     async metricStatus(name) {

@@ -33,7 +33,10 @@ export function testListing(snapshot: CatalogSnapshot): TestListing {
 function matches(query: TestListingQuery): ((test: InferredTest) => boolean) | null {
   const { metric, rule, table } = query;
   if (metric === undefined && rule === undefined && table === undefined) return null;
-  return (t) => (metric === undefined || t.metric === metric) && (rule === undefined || t.rule === rule) && (table === undefined || tableMatches(t.table, table));
+  return (t) =>
+    (metric === undefined || t.metric === metric) &&
+    (rule === undefined || t.rule === rule) &&
+    (table === undefined || tableMatches(t.table, table));
 }
 
 /** The POST /v1/semantic-tests/run body of a finished scan. Pure. */

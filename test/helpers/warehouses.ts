@@ -71,7 +71,14 @@ async function openServer(timeoutSeconds: number, name: string): Promise<Warehou
 
 export const engines: EngineCase[] = [
   { name: "embedded", open: (o = {}) => openEmbedded(o.timeoutSeconds ?? 30, o.name ?? "default") },
-  ...(serverConnection() ? [{ name: "server" as const, open: (o: { timeoutSeconds?: number; name?: string } = {}) => openServer(o.timeoutSeconds ?? 30, o.name ?? "default") }] : []),
+  ...(serverConnection()
+    ? [
+        {
+          name: "server" as const,
+          open: (o: { timeoutSeconds?: number; name?: string } = {}) => openServer(o.timeoutSeconds ?? 30, o.name ?? "default"),
+        },
+      ]
+    : []),
 ];
 
 /** A database name no other suite (or concurrent run) uses on a shared server. */

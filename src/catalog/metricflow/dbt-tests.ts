@@ -5,7 +5,8 @@ import { isQualifiedTable } from "../../sql/identifiers.js";
 import { DECLARED_TEST_KINDS, type CatalogWarning, type DeclaredTest, type DeclaredTestKind } from "../types.js";
 import { refName, sourceName } from "./relation.js";
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const KINDS = new Set<string>(DECLARED_TEST_KINDS);
 
 export interface DbtTestsResult {
@@ -36,7 +37,10 @@ function readColumnTests(
     const body = isMapping(entry) && isMapping(entry[name]) ? argumentsOf(entry[name]) : {};
     const bare = name.startsWith("dbt.") ? name.slice(4) : name;
     if (!KINDS.has(bare)) {
-      out.warnings.push({ file, message: `${file}: ${table}.${column}: dbt test ${name} is not run (supported: ${DECLARED_TEST_KINDS.join(", ")})` });
+      out.warnings.push({
+        file,
+        message: `${file}: ${table}.${column}: dbt test ${name} is not run (supported: ${DECLARED_TEST_KINDS.join(", ")})`,
+      });
       continue;
     }
     const declared = configOf(body).severity ?? body.severity;
@@ -62,11 +66,20 @@ function readColumnTests(
   }
 }
 
-function readColumns(table: string, owner: Record<string, unknown>, file: string, resolveTable: (text: string) => string | null, out: DbtTestsResult): void {
+function readColumns(
+  table: string,
+  owner: Record<string, unknown>,
+  file: string,
+  resolveTable: (text: string) => string | null,
+  out: DbtTestsResult,
+): void {
   if (!Array.isArray(owner.columns)) return;
   for (const column of owner.columns) {
     if (!isMapping(column) || typeof column.name !== "string") continue;
-    const tests: unknown[] = [...(Array.isArray(column.tests) ? (column.tests as unknown[]) : []), ...(Array.isArray(column.data_tests) ? (column.data_tests as unknown[]) : [])];
+    const tests: unknown[] = [
+      ...(Array.isArray(column.tests) ? (column.tests as unknown[]) : []),
+      ...(Array.isArray(column.data_tests) ? (column.data_tests as unknown[]) : []),
+    ];
     readColumnTests(table, column.name, tests, file, resolveTable, out);
   }
 }

@@ -25,7 +25,8 @@ export interface MetricFlowResult {
   declaredTests: Map<string, DeclaredTest[]>;
 }
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const METRIC_TYPES = new Set(["simple", "ratio", "derived", "cumulative", "conversion"]);
 
 interface Located<T> {
@@ -83,7 +84,8 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
     const { model, problems } = readSemanticModel(value, file, database);
     for (const problem of problems) fileError(file, `${label}: ${problem}`);
     if (!model) {
-      for (const m of Array.isArray(value.measures) ? value.measures : []) if (isMapping(m) && typeof m.name === "string") brokenMeasures.add(m.name);
+      for (const m of Array.isArray(value.measures) ? value.measures : [])
+        if (isMapping(m) && typeof m.name === "string") brokenMeasures.add(m.name);
       continue;
     }
     if (modelNames.has(model.name)) {
@@ -97,7 +99,10 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
   for (const model of models) {
     for (const measure of model.measures) {
       if (measures.has(measure.name)) {
-        fileError(model.file, `semantic model ${JSON.stringify(model.name)}: measure ${measure.name}: already defined in semantic model ${measures.get(measure.name)!.model.name}`);
+        fileError(
+          model.file,
+          `semantic model ${JSON.stringify(model.name)}: measure ${measure.name}: already defined in semantic model ${measures.get(measure.name)!.model.name}`,
+        );
         brokenMeasures.add(measure.name);
         measures.delete(measure.name);
       } else if (!brokenMeasures.has(measure.name)) measures.set(measure.name, { model, measure });
@@ -114,17 +119,29 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
   const declaredNames = new Set(entries.map((e) => e.value.name));
   for (const { model, measure } of measures.values()) {
     if (measure.create_metric && !declaredNames.has(measure.name)) {
-      entries.push({ file: model.file, value: { name: measure.name, description: measure.description, type: "simple", type_params: { measure: measure.name }, create_metric: true } });
+      entries.push({
+        file: model.file,
+        value: {
+          name: measure.name,
+          description: measure.description,
+          type: "simple",
+          type_params: { measure: measure.name },
+          create_metric: true,
+        },
+      });
     }
   }
   const metricMeasures = new Map<string, { measure: string; filters: string[] }>();
   for (const { value } of entries) {
     const params = isMapping(value.type_params) ? value.type_params : {};
     const measure = params.measure ?? (isMapping(params.cumulative_type_params) ? params.cumulative_type_params.measure : undefined);
-    const measureName = typeof measure === "string" ? measure : isMapping(measure) && typeof measure.name === "string" ? measure.name : null;
+    const measureName =
+      typeof measure === "string" ? measure : isMapping(measure) && typeof measure.name === "string" ? measure.name : null;
     if (typeof value.name !== "string" || measureName === null || (value.type !== "simple" && value.type !== "cumulative")) continue;
     // Its filters, for `{{ Metric(name) }}` elsewhere; a malformed one is reported with the metric itself.
-    const filters = [value.filter, isMapping(measure) ? measure.filter : undefined].flatMap((f) => (typeof f === "string" ? [f] : Array.isArray(f) ? f.filter((x): x is string => typeof x === "string") : []));
+    const filters = [value.filter, isMapping(measure) ? measure.filter : undefined].flatMap((f) =>
+      typeof f === "string" ? [f] : Array.isArray(f) ? f.filter((x): x is string => typeof x === "string") : [],
+    );
     metricMeasures.set(value.name, { measure: measureName, filters });
   }
 
@@ -167,7 +184,14 @@ function readMetric(project: Project, value: Record<string, unknown>, name: stri
     const base = measureName(conversion.base_measure, "conversion_type_params.base_measure");
     const converted = measureName(conversion.conversion_measure, "conversion_type_params.conversion_measure");
     const { base_measure, conversion_measure, ...rest } = conversion;
-    return structuredDefinition(project, { name, description, file, measures: [...new Set([base, converted])], filters, metricflow: { ...kept, conversion: { base_measure, conversion_measure, ...rest } } });
+    return structuredDefinition(project, {
+      name,
+      description,
+      file,
+      measures: [...new Set([base, converted])],
+      filters,
+      metricflow: { ...kept, conversion: { base_measure, conversion_measure, ...rest } },
+    });
   }
   // simple and cumulative: one measure.
   const cumulative = isMapping(params.cumulative_type_params) ? params.cumulative_type_params : {};
@@ -181,7 +205,14 @@ function readMetric(project: Project, value: Record<string, unknown>, name: stri
     for (const key of ["window", "grain_to_date"]) if (params[key] !== undefined) kept[key] = params[key];
     for (const [key, v] of Object.entries(cumulative)) if (key !== "measure") kept[key] = v;
   }
-  return structuredDefinition(project, { name, description, file, measures: [measure.name], filters: [...filters, ...measureFilters], metricflow: kept });
+  return structuredDefinition(project, {
+    name,
+    description,
+    file,
+    measures: [measure.name],
+    filters: [...filters, ...measureFilters],
+    metricflow: kept,
+  });
 }
 
 function measureName(value: unknown, where: string): string {

@@ -7,12 +7,14 @@ import type { EntityType, MfDimension, MfEntity, MfMeasure, SemanticModel, Value
 const ENTITY_TYPES = new Set<EntityType>(["primary", "unique", "foreign", "natural"]);
 export const AGGREGATIONS = new Set(["sum", "sum_boolean", "count", "count_distinct", "average", "min", "max", "median", "percentile"]);
 
-const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
 
 /** `expr` absent: the column named like the element; a plain name: that column; else SQL. */
 export function valueRef(name: string, expr: unknown): ValueRef | { problem: string } {
-  if (expr === undefined || expr === null) return isIdentifier(name) ? { column: name, expr: null } : { problem: `name ${JSON.stringify(name)} is not a column name: give expr` };
+  if (expr === undefined || expr === null)
+    return isIdentifier(name) ? { column: name, expr: null } : { problem: `name ${JSON.stringify(name)} is not a column name: give expr` };
   const sql = typeof expr === "number" || typeof expr === "boolean" ? String(expr) : typeof expr === "string" ? expr.trim() : null;
   if (sql === null) return { problem: "expr: expected a string" };
   if (isIdentifier(sql)) return { column: sql, expr: null };
@@ -86,7 +88,8 @@ export function readSemanticModel(raw: Record<string, unknown>, file: string, da
       continue;
     }
     const aggParams = isMapping(m.agg_params) ? m.agg_params : null;
-    if (agg === "percentile" && typeof aggParams?.percentile !== "number") problems.push(`measures[${i}].agg_params.percentile: required for agg percentile`);
+    if (agg === "percentile" && typeof aggParams?.percentile !== "number")
+      problems.push(`measures[${i}].agg_params.percentile: required for agg percentile`);
     measures.push({
       name: m.name as string,
       agg,

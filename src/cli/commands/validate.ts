@@ -12,7 +12,9 @@ export async function validateCommand(ctx: CliContext, options: { json?: boolean
   } else {
     ctx.stderr.write(renderCatalogErrors(errors, styleFor(ctx.stderr)));
     const verdict = errors.length === 0 ? "valid" : `${errors.length} error${errors.length === 1 ? "" : "s"}`;
-    ctx.stdout.write(`${ctx.config.METRICS_DIR}: ${snapshot.metrics.length} metrics, ${snapshot.tests.length} inferred tests, ${verdict}\n`);
+    ctx.stdout.write(
+      `${ctx.config.METRICS_DIR}: ${snapshot.metrics.length} metrics, ${snapshot.tests.length} inferred tests, ${verdict}\n`,
+    );
   }
   return errors.length === 0 ? EXIT_OK : EXIT_FAILED;
 }

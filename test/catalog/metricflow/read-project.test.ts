@@ -127,14 +127,30 @@ describe("MetricFlow reader: a dbt project's model files", () => {
       {
         metric: "daily_active_orders",
         file: "project/models/marts/semantic.yml",
-        message: expect.stringMatching(/^project\/models\/marts\/semantic\.yml: metric "daily_active_orders": unsupported: filter .*Metric\(\) in a filter grouped by/),
+        message: expect.stringMatching(
+          /^project\/models\/marts\/semantic\.yml: metric "daily_active_orders": unsupported: filter .*Metric\(\) in a filter grouped by/,
+        ),
       },
     ]);
     expect([...byName.keys()].sort()).toEqual(
-      ["big_customer_orders", "conversion_rate", "net_revenue", "new_customer_revenue", "orders_placed", "p90_order", "per_customer_orders", "recent_orders", "revenue_growth", "revenue_per_order", "running_revenue"].sort(),
+      [
+        "big_customer_orders",
+        "conversion_rate",
+        "net_revenue",
+        "new_customer_revenue",
+        "orders_placed",
+        "p90_order",
+        "per_customer_orders",
+        "recent_orders",
+        "revenue_growth",
+        "revenue_per_order",
+        "running_revenue",
+      ].sort(),
     );
     // The one unsupported dbt test is named, not silently dropped.
-    expect(catalog.warnings.map((w) => w.message)).toEqual([expect.stringContaining("analytics.orders.status: dbt test dbt_utils.not_empty_string is not run")]);
+    expect(catalog.warnings.map((w) => w.message)).toEqual([
+      expect.stringContaining("analytics.orders.status: dbt test dbt_utils.not_empty_string is not run"),
+    ]);
   });
 
   it("resolves ref() and node_relation ($source_schema) to ClickHouse tables in METRICFLOW_DATABASE", () => {
@@ -145,8 +161,22 @@ describe("MetricFlow reader: a dbt project's model files", () => {
   it("turns entities into joins, multi-hop included, and joined filters into semi-joins", () => {
     const metric = structured("new_customer_revenue");
     expect(metric.joins).toEqual([
-      { table: "analytics.dim_customers", type: "left", from: "analytics.orders", column: "customer_id", references: "id", relationship: "many_to_one" },
-      { table: "geo.regions", type: "left", from: "analytics.dim_customers", column: "region_id", references: "id", relationship: "many_to_one" },
+      {
+        table: "analytics.dim_customers",
+        type: "left",
+        from: "analytics.orders",
+        column: "customer_id",
+        references: "id",
+        relationship: "many_to_one",
+      },
+      {
+        table: "geo.regions",
+        type: "left",
+        from: "analytics.dim_customers",
+        column: "region_id",
+        references: "id",
+        relationship: "many_to_one",
+      },
     ]);
     expect(metric.filter).toBe(
       "(toString(customer_id) IN (SELECT toString(id) FROM `analytics`.`dim_customers` WHERE customer_type = 'new')) AND " +
@@ -172,26 +202,40 @@ describe("MetricFlow reader: a dbt project's model files", () => {
   });
 
   it("renders Metric() per entity as a subquery on the metric's model, its own filter inside", () => {
-    expect(structured("per_customer_orders").filter).toBe("toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` GROUP BY customer_id HAVING count((1)) > 2)");
+    expect(structured("per_customer_orders").filter).toBe(
+      "toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` GROUP BY customer_id HAVING count((1)) > 2)",
+    );
     expect(structured("big_customer_orders").filter).toBe(
-      "toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` WHERE " + structured("new_customer_revenue").filter + " GROUP BY customer_id HAVING sum(amount) >= 1000)",
+      "toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` WHERE " +
+        structured("new_customer_revenue").filter +
+        " GROUP BY customer_id HAVING sum(amount) >= 1000)",
     );
   });
 
   it("maps every aggregation, expr and percentile", () => {
-    expect(structured("net_revenue").measures).toEqual([{ alias: "net_revenue", function: "Sum", column: null, expr: "amount - discount" }]);
-    expect(structured("p90_order").measures).toEqual([{ alias: "p90_amount", function: "Percentile", column: "amount", expr: null, percentile: 0.9 }]);
+    expect(structured("net_revenue").measures).toEqual([
+      { alias: "net_revenue", function: "Sum", column: null, expr: "amount - discount" },
+    ]);
+    expect(structured("p90_order").measures).toEqual([
+      { alias: "p90_amount", function: "Percentile", column: "amount", expr: null, percentile: 0.9 },
+    ]);
     expect(structured("conversion_rate").measures.map((m) => m.function)).toEqual(["Count", "SumBoolean"]);
     expect(structured("running_revenue").metricflow).toMatchObject({ type: "cumulative", window: "7 days", period_agg: "first" });
   });
 
   it("makes ratio and derived metrics derived ones, the same input twice kept once, input filters rendered", () => {
     const ratio = byName.get("revenue_per_order") as DerivedMetricDefinition;
-    expect(ratio).toMatchObject({ kind: "derived", inputs: ["new_customer_revenue", "recent_orders"], expression: "new_customer_revenue / recent_orders" });
+    expect(ratio).toMatchObject({
+      kind: "derived",
+      inputs: ["new_customer_revenue", "recent_orders"],
+      expression: "new_customer_revenue / recent_orders",
+    });
     expect((ratio.metricflow!.inputs as { filter_sql?: string }[])[1]!.filter_sql).toBe("status = 'placed'");
     const growth = byName.get("revenue_growth") as DerivedMetricDefinition;
     expect(growth.inputs).toEqual(["new_customer_revenue"]);
-    expect(growth.metricflow).toMatchObject({ inputs: [{ name: "new_customer_revenue" }, { name: "new_customer_revenue", offset_window: "7 days" }] });
+    expect(growth.metricflow).toMatchObject({
+      inputs: [{ name: "new_customer_revenue" }, { name: "new_customer_revenue", offset_window: "7 days" }],
+    });
   });
 
   it("attaches the dbt column tests to every metric that reads the table", () => {
@@ -208,16 +252,34 @@ describe("MetricFlow reader: a dbt project's model files", () => {
 
   it("compiles to the IR our own format compiles to, with the source recorded", () => {
     const ir = compileCatalog(catalog.metrics).find((m) => m.name === "new_customer_revenue")!;
-    expect(ir).toMatchObject({ kind: "structured", table: "analytics.orders", source: { format: "metricflow" }, filter_columns: ["customer_id"] });
-    expect(ir.joins[1]).toMatchObject({ table: "geo.regions", from_table: "analytics.dim_customers", left_column: "region_id", right_column: "id" });
+    expect(ir).toMatchObject({
+      kind: "structured",
+      table: "analytics.orders",
+      source: { format: "metricflow" },
+      filter_columns: ["customer_id"],
+    });
+    expect(ir.joins[1]).toMatchObject({
+      table: "geo.regions",
+      from_table: "analytics.dim_customers",
+      left_column: "region_id",
+      right_column: "id",
+    });
   });
 
   it("names unknown measures, entities and dimensions as errors", () => {
     const bad = parseCatalog([
-      { file: "p/a.yml", content: SEMANTIC.replace("customer__customer_type", "customer__nope").replace("{ measure: p90_amount }", "{ measure: p99_amount }") },
+      {
+        file: "p/a.yml",
+        content: SEMANTIC.replace("customer__customer_type", "customer__nope").replace(
+          "{ measure: p90_amount }",
+          "{ measure: p99_amount }",
+        ),
+      },
     ]);
     const messages = bad.errors.map((e) => e.message);
-    expect(messages).toContainEqual(expect.stringMatching(/metric "new_customer_revenue": filter .*customer__nope.*no semantic model reachable/));
+    expect(messages).toContainEqual(
+      expect.stringMatching(/metric "new_customer_revenue": filter .*customer__nope.*no semantic model reachable/),
+    );
     expect(messages).toContainEqual('p/a.yml: metric "p90_order": type_params.measure: unknown measure p99_amount');
   });
 });
