@@ -2,18 +2,13 @@ import type { MetricIR } from "../compile/ir.js";
 import { notFound } from "../errors/app-error.js";
 import { readsTable } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
+import { isWholeListing, paginate } from "./paginate.js";
 import { preserialized } from "./serialized.js";
 import type { CompilerService } from "./types.js";
 import { iso, type CompilerStatusView } from "./views.js";
 
 export interface CompilerServiceOptions {
   getSnapshot: () => CatalogSnapshot;
-}
-
-export interface IrListingQuery extends PageRequest {
-  metric?: string | undefined;
-  table?: string | undefined;
 }
 
 /** The whole catalogue; a page of it (and its next_cursor) when `page` is given. */

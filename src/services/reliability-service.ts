@@ -1,7 +1,6 @@
 // Reliability reads come from the replica's read model (rebuilt from the store after each scan,
 // and when another replica's scan lands), never from the store per request. The catalogue
 // snapshot decides which metrics exist.
-import type { ReliabilityStatus } from "../derive/types.js";
 import { blockedResult } from "../evaluate/blocked.js";
 import { judgeTest } from "../evaluate/judge.js";
 import { notFound, unavailable } from "../errors/app-error.js";
@@ -11,7 +10,7 @@ import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
-import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
+import { isWholeListing, paginate } from "./paginate.js";
 import { rememberJson, wholeListing } from "./serialized.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
 import type { ReliabilityService } from "./types.js";
@@ -24,13 +23,6 @@ export interface ReliabilityServiceOptions {
   readModel: ReadModel;
   store: Pick<Store, "getScan">;
   scanService: ScanService;
-}
-
-export interface StatusListingQuery extends PageRequest {
-  metric?: string | undefined;
-  status?: ReliabilityStatus | undefined;
-  /** metrics whose base table (or a joined table) this is */
-  table?: string | undefined;
 }
 
 export function createReliabilityService(options: ReliabilityServiceOptions): ReliabilityService & {

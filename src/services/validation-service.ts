@@ -8,20 +8,14 @@ import type { ScanService } from "../scan/types.js";
 import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
+import { isWholeListing, paginate } from "./paginate.js";
 import { wholeListing } from "./serialized.js";
-import type { ValidationService } from "./types.js";
+import type { TestListingQuery, ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
 
 export interface ValidationServiceOptions {
   getSnapshot: () => CatalogSnapshot;
   scanService: ScanService;
-}
-
-export interface TestListingQuery extends PageRequest {
-  metric?: string | undefined;
-  rule?: string | undefined;
-  table?: string | undefined;
 }
 
 /** Listing comes from the compiled snapshot only: it never touches the warehouse. */

@@ -3,7 +3,7 @@
 import { CliError, EXIT_FAILED, EXIT_OK } from "../cli-error.js";
 import { loadCatalogue, selectMetrics } from "../catalogue.js";
 import { scanLocally } from "../local-scan.js";
-import type { CliContext } from "../main.js";
+import type { CliContext } from "../context.js";
 import { scanRemotely } from "../remote-scan.js";
 import { progressLine, renderScanReport, styleFor } from "../render.js";
 import { scanReport, type MetricVerdict } from "../verdict.js";

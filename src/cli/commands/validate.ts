@@ -1,7 +1,7 @@
 // `validate`: the catalogue stage and the compiler, no servers. Exit 1 with the errors.
 import { EXIT_FAILED, EXIT_OK } from "../cli-error.js";
 import { loadCatalogue } from "../catalogue.js";
-import type { CliContext } from "../main.js";
+import type { CliContext } from "../context.js";
 import { renderCatalogErrors, styleFor } from "../render.js";
 
 export async function validateCommand(ctx: CliContext, options: { json?: boolean }): Promise<number> {
