@@ -47,7 +47,12 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
 async function startOnServer(config: Config, logger: Logger, http: Awaited<ReturnType<typeof bindHttpServer>>): Promise<Daemon> {
   const { server, port } = http;
   const compileStarted = performance.now();
-  const snapshot = await loadCatalogSnapshot(config.METRICS_DIR, new Date(), { metricflowDatabase: config.METRICFLOW_DATABASE });
+  const snapshot = await loadCatalogSnapshot(
+    config.METRICS_DIR,
+    new Date(),
+    { metricflowDatabase: config.METRICFLOW_DATABASE },
+    config.anomalyDefaults,
+  );
   const compileMs = Math.round(performance.now() - compileStarted);
   for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
   for (const warning of snapshot.warnings) logger.warn({ file: warning.file }, warning.message);

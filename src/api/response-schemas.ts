@@ -4,7 +4,7 @@
 // adds without documenting it here fails the live validation test.
 import { z } from "zod";
 import "zod-openapi";
-import { DECLARED_TEST_KINDS, MEASURE_FUNCTIONS } from "../catalog/types.js";
+import { ANOMALY_GRAINS, ANOMALY_SEASONALITIES, ANOMALY_SEVERITIES, DECLARED_TEST_KINDS, MEASURE_FUNCTIONS } from "../catalog/types.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/app-error.js";
 import { RULE_IDS } from "../infer/rule-ids.js";
 
@@ -134,6 +134,18 @@ export const metricIRSchema = z
         })
         .meta({ id: "DeclaredTest", description: "a dbt column test declared on a table the metric reads" }),
     ),
+    anomalies: z
+      .object({
+        enabled: z.boolean().meta({ description: "false without a timestamp, or when switched off" }),
+        grain: z.enum(ANOMALY_GRAINS),
+        training_buckets: count,
+        detection_buckets: count,
+        sensitivity: z.number().meta({ description: "the expected band's half-width in robust deviations" }),
+        seasonality: z.enum(ANOMALY_SEASONALITIES),
+        severity: z.enum(ANOMALY_SEVERITIES).meta({ description: "medium: an anomaly makes the metric degraded; high: unreliable" }),
+      })
+      .nullable()
+      .meta({ id: "AnomalySettings", description: "anomaly rules' settings, defaults resolved; null for derived metrics" }),
     source: z.object({ format: z.enum(["ours", "metricflow"]), file: z.string() }).meta({ description: "where the definition came from" }),
     metricflow: z.record(z.string(), z.unknown()).nullable().meta({ description: "MetricFlow semantics kept as declared" }),
     file: z.string(),

@@ -6,6 +6,7 @@ interface Shape {
   table: string;
   timestamp?: string | undefined;
   freshness?: string | undefined;
+  anomalies?: { enabled?: boolean | undefined } | undefined;
   measures: {
     alias: string;
     function: string;
@@ -68,4 +69,7 @@ export function crossCheckStructured<T extends Shape>(value: T, ctx: z.core.$Ref
 
   // Without a timestamp column there is nothing to measure freshness on.
   if (value.freshness !== undefined && value.timestamp === undefined) issue(ctx, ["freshness"], "needs a timestamp column");
+  // Anomaly series are read by time: a block asking for them without a timestamp is a mistake.
+  if (value.anomalies !== undefined && value.anomalies.enabled !== false && value.timestamp === undefined)
+    issue(ctx, ["anomalies"], "needs a timestamp column (or enabled: false)");
 }

@@ -49,6 +49,7 @@ function structured(v: StructuredInput, file: string): StructuredMetricDefinitio
     })),
     tolerances: { ...(v.tolerances ?? {}) },
     declared_tests: [],
+    ...(v.anomalies === undefined ? {} : { anomalies: { ...v.anomalies } }),
     source: { format: "ours", file },
     metricflow: null,
     file,

@@ -4,6 +4,27 @@ export const MEASURE_FUNCTIONS = ["Sum", "Count", "CountDistinct", "Avg", "Min",
 export type MeasureFunction = (typeof MEASURE_FUNCTIONS)[number];
 
 export type JoinType = "left" | "inner";
+
+/** Anomaly settings (the `anomalies:` block of a metric, and the ANOMALY_* defaults). */
+export const ANOMALY_GRAINS = ["hour", "day"] as const;
+export type AnomalyGrain = (typeof ANOMALY_GRAINS)[number];
+export const ANOMALY_SEASONALITIES = ["auto", "none", "daily", "weekly"] as const;
+export type AnomalySeasonality = (typeof ANOMALY_SEASONALITIES)[number];
+export const ANOMALY_SEVERITIES = ["medium", "high"] as const;
+export type AnomalySeverity = (typeof ANOMALY_SEVERITIES)[number];
+/** Largest training or detection span, in buckets (a detection span this long is a backtest). */
+export const MAX_ANOMALY_BUCKETS = 10_000;
+
+/** The `anomalies:` block as declared: every field optional, the rest comes from the defaults. */
+export interface AnomalyDeclaration {
+  enabled?: boolean;
+  grain?: AnomalyGrain;
+  training_buckets?: number;
+  detection_buckets?: number;
+  sensitivity?: number;
+  seasonality?: AnomalySeasonality;
+  severity?: AnomalySeverity;
+}
 export type Relationship = "many_to_one" | "one_to_one";
 
 export interface MeasureDefinition {
@@ -62,6 +83,8 @@ export interface StructuredMetricDefinition {
   tolerances: Record<string, number>;
   /** tests declared for the tables it reads (dbt column tests) */
   declared_tests: DeclaredTest[];
+  /** the `anomalies:` block as declared; absent: the configured defaults apply */
+  anomalies?: AnomalyDeclaration;
   source: MetricSource;
   /** MetricFlow-only semantics kept for the reader of the IR (not evaluated here) */
   metricflow: Record<string, unknown> | null;

@@ -1,14 +1,23 @@
 // The compiled catalogue as the CLI sees it: the daemon's own loader, plus the selection of
 // metrics by name that `tests` and `scan` share.
+import type { Config } from "../config/config.js";
 import { loadCatalogSnapshot } from "../services/load-catalog.js";
 import { makeSnapshot, type CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { CliError } from "./cli-error.js";
 
-export async function loadCatalogue(metricsDir: string): Promise<CatalogSnapshot> {
+/** The catalogue as the daemon with the same configuration compiles it. */
+export async function loadCatalogue(
+  config: Pick<Config, "METRICS_DIR" | "METRICFLOW_DATABASE" | "anomalyDefaults">,
+): Promise<CatalogSnapshot> {
   try {
-    return await loadCatalogSnapshot(metricsDir);
+    return await loadCatalogSnapshot(
+      config.METRICS_DIR,
+      new Date(),
+      { metricflowDatabase: config.METRICFLOW_DATABASE },
+      config.anomalyDefaults,
+    );
   } catch (error) {
-    throw new CliError(`cannot read the catalogue in ${metricsDir}: ${(error as Error).message}`);
+    throw new CliError(`cannot read the catalogue in ${config.METRICS_DIR}: ${(error as Error).message}`);
   }
 }
 

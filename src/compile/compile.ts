@@ -2,12 +2,13 @@
 // Pure and total: the catalogue stage has already validated every definition.
 import { filterColumns } from "../catalog/filter-columns.js";
 import type { DerivedMetricDefinition, MetricDefinition, StructuredMetricDefinition } from "../catalog/types.js";
+import { DEFAULT_ANOMALY_DEFAULTS, resolveAnomalySettings, type AnomalyDefaults } from "./anomaly-settings.js";
 import type { MetricIR } from "./ir.js";
 import type { MeasureIRWithHints } from "./measure-hints.js";
 
 const columnsOf = (expr: string | null): string[] => (expr === null ? [] : filterColumns(expr));
 
-function compileStructured(def: StructuredMetricDefinition): MetricIR {
+function compileStructured(def: StructuredMetricDefinition, anomalyDefaults: AnomalyDefaults): MetricIR {
   return {
     name: def.name,
     kind: "structured",
@@ -48,6 +49,7 @@ function compileStructured(def: StructuredMetricDefinition): MetricIR {
     inputs: [],
     tolerances: { ...def.tolerances },
     declared_tests: def.declared_tests.map((t) => ({ ...t })),
+    anomalies: resolveAnomalySettings(def.anomalies, anomalyDefaults, def.timestamp !== null),
     source: { ...def.source },
     metricflow: def.metricflow,
     file: def.file,
@@ -72,17 +74,19 @@ function compileDerived(def: DerivedMetricDefinition): MetricIR {
     inputs: [...def.inputs],
     tolerances: {},
     declared_tests: [],
+    anomalies: null,
     source: { ...def.source },
     metricflow: def.metricflow,
     file: def.file,
   };
 }
 
-export function compileMetric(def: MetricDefinition): MetricIR {
-  return def.kind === "derived" ? compileDerived(def) : compileStructured(def);
+/** `anomalyDefaults`: the ANOMALY_* configuration, filling what a metric's `anomalies:` leaves out. */
+export function compileMetric(def: MetricDefinition, anomalyDefaults: AnomalyDefaults = DEFAULT_ANOMALY_DEFAULTS): MetricIR {
+  return def.kind === "derived" ? compileDerived(def) : compileStructured(def, anomalyDefaults);
 }
 
 /** Same order as the definitions (the catalogue's deterministic order). */
-export function compileCatalog(metrics: MetricDefinition[]): MetricIR[] {
-  return metrics.map(compileMetric);
+export function compileCatalog(metrics: MetricDefinition[], anomalyDefaults: AnomalyDefaults = DEFAULT_ANOMALY_DEFAULTS): MetricIR[] {
+  return metrics.map((def) => compileMetric(def, anomalyDefaults));
 }

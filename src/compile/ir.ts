@@ -1,6 +1,7 @@
 // The compiled intermediate representation. The first fields of each type are the
 // API's seed fields (api-spec.md) and must never be renamed or dropped.
 import type { DeclaredTest, JoinType, MeasureFunction, MetricSource, Relationship } from "../catalog/types.js";
+import type { AnomalySettingsIR } from "./anomaly-settings.js";
 
 export interface MeasureIR {
   alias: string;
@@ -58,6 +59,8 @@ export interface MetricIR {
   tolerances: Record<string, number>;
   /** dbt column tests declared on the tables it reads */
   declared_tests: DeclaredTest[];
+  /** anomaly rules' settings, resolved against the configured defaults; null for derived metrics */
+  anomalies: AnomalySettingsIR | null;
   /** where the definition came from */
   source: MetricSource;
   /** MetricFlow semantics kept as declared (filters per input, windows, fill_nulls_with...) */

@@ -4,6 +4,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import cron from "node-cron";
 import { z } from "zod";
+import { ANOMALY_GRAINS, ANOMALY_SEASONALITIES, MAX_ANOMALY_BUCKETS } from "../catalog/types.js";
+import type { AnomalyDefaults } from "../compile/anomaly-settings.js";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const DEMO_METRICS_DIR = path.join(PACKAGE_ROOT, "demo", "metrics");
@@ -60,6 +62,15 @@ const EnvSchema = z.object({
   REQUEST_BODY_LIMIT_BYTES: int(1, 10 * 1024 * 1024).default(16_384),
   REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(30),
   SCAN_WAIT_TIMEOUT_SECONDS: int(1, 86_400).default(600),
+  // Anomaly rules' defaults; a metric's `anomalies:` block overrides each (see README "Anomalies").
+  ANOMALY_DETECTION: bool.default(true),
+  ANOMALY_GRAIN: z.enum(ANOMALY_GRAINS, { error: `expected one of ${ANOMALY_GRAINS.join("|")}` }).default("day"),
+  /** unset: the grain's default (56 days, 672 hours) */
+  ANOMALY_TRAINING_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
+  /** unset: 2 */
+  ANOMALY_DETECTION_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
+  ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).default(3),
+  ANOMALY_SEASONALITY: z.enum(ANOMALY_SEASONALITIES, { error: `expected one of ${ANOMALY_SEASONALITIES.join("|")}` }).default("auto"),
 });
 
 export interface DatasourceConfig {
@@ -77,6 +88,8 @@ export type Config = Omit<
   datasources: DatasourceConfig[];
   /** database of MetricFlow `ref('x')` models and `$source_schema`: set, or the connection's database, or "default" */
   METRICFLOW_DATABASE: string;
+  /** the ANOMALY_* variables as the compile stage takes them */
+  anomalyDefaults: AnomalyDefaults;
 };
 
 /** The database a ClickHouse URL selects (`/db` path or `?database=db`), if any. */
@@ -128,6 +141,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricflowDatabase = METRICFLOW_DATABASE ?? urlDatabase(CLICKHOUSE_URL) ?? "default";
   return {
     ...rest,
+    anomalyDefaults: {
+      enabled: rest.ANOMALY_DETECTION,
+      grain: rest.ANOMALY_GRAIN,
+      training_buckets: rest.ANOMALY_TRAINING_BUCKETS ?? null,
+      detection_buckets: rest.ANOMALY_DETECTION_BUCKETS ?? null,
+      sensitivity: rest.ANOMALY_SENSITIVITY,
+      seasonality: rest.ANOMALY_SEASONALITY,
+    },
     DATA_DIR: path.resolve(rest.DATA_DIR),
     METRICS_DIR: path.resolve(rest.METRICS_DIR),
     METRICFLOW_DATABASE: metricflowDatabase,

@@ -195,6 +195,38 @@ joins:
     expect(messages(`${BASE}\nfreshness: 6 hours\ntimestamp: t`)).toEqual(["freshness: expected <n>s|m|h|d|w, e.g. 6h"]);
   });
 
+  it("reads and checks the anomalies block", () => {
+    const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
+    const ok = metric(
+      `${BASE}\ntimestamp: t\nanomalies: { enabled: true, grain: hour, training_buckets: 336, detection_buckets: 10000, sensitivity: 3.5, seasonality: weekly, severity: high }`,
+    );
+    expect(ok.errors).toEqual([]);
+    expect((ok.metrics[0] as StructuredMetricDefinition).anomalies).toEqual({
+      enabled: true,
+      grain: "hour",
+      training_buckets: 336,
+      detection_buckets: 10_000,
+      sensitivity: 3.5,
+      seasonality: "weekly",
+      severity: "high",
+    });
+    expect((metric(`${BASE}\ntimestamp: t`).metrics[0] as StructuredMetricDefinition).anomalies).toBeUndefined();
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { grain: week }`)).toEqual(["anomalies.grain: expected one of hour|day"]);
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { detection_buckets: 10001 }`)).toEqual([
+      "anomalies.detection_buckets: expected a whole number of buckets from 1 to 10000",
+    ]);
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { training_buckets: 1.5 }`)[0]).toMatch(
+      /^anomalies\.training_buckets: expected int/,
+    );
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { seasonality: yearly }`)).toEqual([
+      "anomalies.seasonality: expected one of auto|none|daily|weekly",
+    ]);
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { severity: low }`)).toEqual(["anomalies.severity: expected one of medium|high"]);
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { sensitivty: 3 }`)).toEqual(["anomalies.sensitivty: unknown field"]);
+    expect(messages(`${BASE}\nanomalies: { grain: day }`)).toEqual(["anomalies: needs a timestamp column (or enabled: false)"]);
+    expect(messages(`${BASE}\nanomalies: { enabled: false }`)).toEqual([]);
+  });
+
   it("rejects unsafe filters with a clear message", () => {
     const problem = (filter: string) => metric(`${BASE}\nfilter: ${JSON.stringify(filter)}`).errors[0]?.message;
     expect(problem("a = 1; DROP TABLE x")).toContain("filter: must not contain ';'");

@@ -64,6 +64,15 @@ describe("compileMetric", () => {
       inputs: [],
       tolerances: { dimension_not_null: 0.2 },
       declared_tests: [],
+      anomalies: {
+        enabled: true,
+        grain: "day",
+        training_buckets: 56,
+        detection_buckets: 2,
+        sensitivity: 3,
+        seasonality: "auto",
+        severity: "medium",
+      },
       source: { format: "ours", file: "metrics/shop.yaml" },
       metricflow: null,
       file: "metrics/shop.yaml",
@@ -91,10 +100,51 @@ describe("compileMetric", () => {
       inputs: ["gross_revenue"],
       tolerances: {},
       declared_tests: [],
+      anomalies: null,
       source: { format: "ours", file: "metrics/shop.yaml" },
       metricflow: null,
       file: "metrics/shop.yaml",
     });
+  });
+
+  it("resolves anomaly settings: the metric's block over the configured defaults over the grain's defaults", () => {
+    const catalog = parseCatalog([
+      {
+        file: "a.yaml",
+        content: `metrics:
+  - { name: a, table: s.t, timestamp: ts, measures: [{ alias: n, function: Count }], anomalies: { grain: hour, sensitivity: 4.5, severity: high } }
+  - { name: b, table: s.t, timestamp: ts, measures: [{ alias: n, function: Count }], anomalies: { enabled: false } }
+  - { name: c, table: s.t, measures: [{ alias: n, function: Count }] }
+  - { name: d, table: s.t, timestamp: ts, measures: [{ alias: n, function: Count }], anomalies: { training_buckets: 90, detection_buckets: 10000 } }
+`,
+      },
+    ]);
+    expect(catalog.errors).toEqual([]);
+    const defaults = {
+      enabled: true,
+      grain: "day",
+      training_buckets: null,
+      detection_buckets: 3,
+      sensitivity: 2.5,
+      seasonality: "weekly",
+    } as const;
+    const [a, b, c, d] = compileCatalog(catalog.metrics, defaults).map((ir) => ir.anomalies);
+    expect(a).toEqual({
+      enabled: true,
+      grain: "hour",
+      training_buckets: 672,
+      detection_buckets: 3,
+      sensitivity: 4.5,
+      seasonality: "weekly",
+      severity: "high",
+    });
+    expect(b).toMatchObject({ enabled: false, grain: "day", training_buckets: 56 });
+    // No timestamp: no series to read.
+    expect(c).toMatchObject({ enabled: false });
+    expect(d).toMatchObject({ enabled: true, training_buckets: 90, detection_buckets: 10_000, severity: "medium" });
+    // Switched off globally, on where a metric says so.
+    const off = compileCatalog(catalog.metrics, { ...defaults, enabled: false }).map((ir) => ir.anomalies!.enabled);
+    expect(off).toEqual([false, false, false, false]);
   });
 
   it("keeps the catalogue order and does not share arrays with the definitions", () => {

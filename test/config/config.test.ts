@@ -32,6 +32,37 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ METRICFLOW_DATABASE: "bad-name" })).toThrow(/METRICFLOW_DATABASE: expected a ClickHouse database name/);
   });
 
+  it("ANOMALY_*: the anomaly rules' defaults, the grain's spans when unset", () => {
+    expect(loadConfig({}).anomalyDefaults).toEqual({
+      enabled: true,
+      grain: "day",
+      training_buckets: null,
+      detection_buckets: null,
+      sensitivity: 3,
+      seasonality: "auto",
+    });
+    const set = loadConfig({
+      ANOMALY_DETECTION: "false",
+      ANOMALY_GRAIN: "hour",
+      ANOMALY_TRAINING_BUCKETS: "336",
+      ANOMALY_DETECTION_BUCKETS: "10000",
+      ANOMALY_SENSITIVITY: "4.5",
+      ANOMALY_SEASONALITY: "daily",
+    });
+    expect(set.anomalyDefaults).toEqual({
+      enabled: false,
+      grain: "hour",
+      training_buckets: 336,
+      detection_buckets: 10_000,
+      sensitivity: 4.5,
+      seasonality: "daily",
+    });
+    expect(() => loadConfig({ ANOMALY_GRAIN: "week" })).toThrow(/ANOMALY_GRAIN: expected one of hour\|day/);
+    expect(() => loadConfig({ ANOMALY_DETECTION_BUCKETS: "10001" })).toThrow(/ANOMALY_DETECTION_BUCKETS/);
+    expect(() => loadConfig({ ANOMALY_SENSITIVITY: "high" })).toThrow(/ANOMALY_SENSITIVITY/);
+    expect(() => loadConfig({ ANOMALY_SEASONALITY: "yearly" })).toThrow(/ANOMALY_SEASONALITY/);
+  });
+
   it("treats empty strings as unset", () => {
     expect(loadConfig({ PORT: "", CLICKHOUSE_URL: "" }).PORT).toBe(8080);
   });

@@ -26,6 +26,7 @@ export function structured(overrides: LooseIR = {}): MetricIR {
     inputs: [],
     tolerances: {},
     declared_tests: [],
+    anomalies: null,
     source: { format: "ours", file: "metrics/shop.yaml" },
     metricflow: null,
     file: "metrics/shop.yaml",

@@ -62,7 +62,7 @@ export async function scanCommand(ctx: CliContext, options: ScanOptions): Promis
     } else {
       if (options.fresh) throw new CliError("--fresh applies to --server only (a scan here is always fresh)");
       source = "warehouse";
-      const snapshot = selectMetrics(await loadCatalogue(ctx.config.METRICS_DIR), options.metric);
+      const snapshot = selectMetrics(await loadCatalogue(ctx.config), options.metric);
       verdicts = await scanLocally(ctx.config, snapshot, ctx.logger, {
         signal: interrupt.signal,
         onProgress: (p) =>

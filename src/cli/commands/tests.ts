@@ -6,7 +6,7 @@ import type { CliContext } from "../context.js";
 import { renderTests, styleFor } from "../render.js";
 
 export async function testsCommand(ctx: CliContext, options: { metric: string[]; json?: boolean }): Promise<number> {
-  const snapshot = selectMetrics(await loadCatalogue(ctx.config.METRICS_DIR), options.metric);
+  const snapshot = selectMetrics(await loadCatalogue(ctx.config), options.metric);
   const listing = testListing(snapshot);
   ctx.stdout.write(options.json ? `${JSON.stringify(listing, null, 2)}\n` : renderTests(listing.tests, styleFor(ctx.stdout)));
   return EXIT_OK;

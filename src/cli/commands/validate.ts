@@ -5,7 +5,7 @@ import type { CliContext } from "../context.js";
 import { renderCatalogErrors, styleFor } from "../render.js";
 
 export async function validateCommand(ctx: CliContext, options: { json?: boolean }): Promise<number> {
-  const snapshot = await loadCatalogue(ctx.config.METRICS_DIR);
+  const snapshot = await loadCatalogue(ctx.config);
   const errors = snapshot.errors.map((e) => ({ metric: e.metric, file: e.file, message: e.message }));
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify({ metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors }, null, 2)}\n`);
