@@ -8,6 +8,7 @@ export type JoinType = "left" | "inner";
 /** Anomaly settings (the `anomalies:` block of a metric, and the ANOMALY_* defaults). */
 export const ANOMALY_GRAINS = ["hour", "day"] as const;
 export type AnomalyGrain = (typeof ANOMALY_GRAINS)[number];
+export const GRAIN_SECONDS: Record<AnomalyGrain, number> = { hour: 3600, day: 86_400 };
 export const ANOMALY_SEASONALITIES = ["auto", "none", "daily", "weekly"] as const;
 export type AnomalySeasonality = (typeof ANOMALY_SEASONALITIES)[number];
 export const ANOMALY_SEVERITIES = ["medium", "high"] as const;

@@ -53,6 +53,10 @@ export function observeRows(test: InferredTest, total: number, parts: Parts): Ch
       return observeStaleness(probe.maxSeconds, total, parts);
     case "schema":
       return notEvaluated("not evaluated: schema test reached the query stage"); // planner never queries these
+    case "volume_series":
+    case "value_series":
+    case "load_cadence":
+      return notEvaluated("not evaluated: anomaly test reached the table query stage"); // observed from its series
   }
 }
 

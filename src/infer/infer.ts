@@ -10,6 +10,9 @@ import { primaryKeyNotNull, primaryKeyUnique } from "./rules/primary-key.js";
 import { filterColumnsExist } from "./rules/filter-columns-exist.js";
 import { dimensionNotNull } from "./rules/dimension-not-null.js";
 import { freshness } from "./rules/freshness.js";
+import { freshnessAnomaly } from "./rules/freshness-anomaly.js";
+import { metricValueAnomaly } from "./rules/metric-value-anomaly.js";
+import { volumeAnomaly } from "./rules/volume-anomaly.js";
 import { joinKeyUnique } from "./rules/join-key-unique.js";
 import { joinReferentialIntegrity } from "./rules/join-referential-integrity.js";
 import { measureFinite } from "./rules/measure-finite.js";
@@ -38,6 +41,9 @@ export const RULES: readonly ((ir: MetricIR) => InferredTest[])[] = [
   foreignKeyNotNull,
   timestampNotFuture,
   freshness,
+  volumeAnomaly,
+  metricValueAnomaly,
+  freshnessAnomaly,
   dbtDeclared,
 ];
 
@@ -69,7 +75,11 @@ function inherited(ir: MetricIR, byName: Map<string, MetricIR>, visiting: Set<st
     const own =
       source.kind === "derived"
         ? testsOf(source, byName, new Set([...visiting, input]))
-        : ownTests(source).map((t) => ({ ...t, name: `${source.name}: ${t.name}` }));
+        : ownTests(source).map((t) => ({
+            ...t,
+            name: `${source.name}: ${t.name}`,
+            ...(t.measure === undefined ? {} : { measure: `${source.name}.${t.measure}` }),
+          }));
     // Same key: the check runs once and its result is reported for each metric.
     tests.push(...own.map((test) => ({ ...test, metric: ir.name })));
   }

@@ -1,6 +1,7 @@
 // Queries a user can paste into clickhouse-client to see up to 10 example violations.
 // Classic syntax only, so they run on ClickHouse 18.16 as well as current releases.
-import { quoteString, quoteTable } from "../sql/identifiers.js";
+import { quoteIdentifier, quoteString, quoteTable } from "../sql/identifiers.js";
+import { CLOCK_SKEW_SECONDS } from "./clock-skew.js";
 import type { Probe } from "./types.js";
 
 function where(conditions: (string | null)[]): string {
@@ -23,6 +24,16 @@ export function sampleSql(table: string, filter: string | null, probe: Probe): s
     }
     case "staleness":
       return `SELECT max(${probe.column}) AS newest, now() AS checked_at FROM ${from}${where([filter])}`;
+    case "volume_series":
+    case "value_series": {
+      // The newest rows; a scan that flags a bucket replaces this with that bucket's rows.
+      const ts = quoteIdentifier(probe.timestamp);
+      return `SELECT * FROM ${from}${where([filter])} ORDER BY ${ts} DESC LIMIT 10`;
+    }
+    case "load_cadence": {
+      const ts = quoteIdentifier(probe.timestamp);
+      return `SELECT max(${ts}) AS newest, now() AS checked_at FROM ${from} WHERE ${ts} <= now() + ${CLOCK_SKEW_SECONDS}`;
+    }
     case "schema": {
       const [database, name] = table.split(".") as [string, string];
       return `SELECT name, type FROM system.columns WHERE database = ${quoteString(database)} AND table = ${quoteString(name)} ORDER BY name`;

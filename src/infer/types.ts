@@ -1,4 +1,5 @@
 // A test inferred from a metric's IR. Pure data: listing tests never touches the warehouse.
+import type { AnomalyGrain, AnomalySeasonality, MeasureFunction } from "../catalog/types.js";
 
 export type Severity = "HIGH" | "MEDIUM" | "LOW";
 export type Confidence = "high" | "medium" | "low";
@@ -7,6 +8,23 @@ export interface ColumnRef {
   /** database.table */
   table: string;
   column: string;
+}
+
+/** What shapes an anomaly series and its verdicts: part of the check's identity (not severity). */
+export interface SeriesSettings {
+  grain: AnomalyGrain;
+  training_buckets: number;
+  detection_buckets: number;
+  sensitivity: number;
+  seasonality: AnomalySeasonality;
+}
+
+/** One measure's value per bucket: its aggregate over `sql` (a quoted column or `(expr)`). */
+export interface SeriesMeasure {
+  function: MeasureFunction;
+  sql: string;
+  /** Percentile only */
+  percentile?: number;
 }
 
 /**
@@ -24,7 +42,20 @@ export type Probe =
   /** all `columns` of the test must exist */
   | { type: "schema" }
   /** newest value of `column` must be at most maxSeconds old */
-  | { type: "staleness"; column: string; maxSeconds: number };
+  | { type: "staleness"; column: string; maxSeconds: number }
+  /** rows per time bucket of `timestamp` (unquoted), judged against their own history (src/anomaly) */
+  | { type: "volume_series"; timestamp: string; settings: SeriesSettings }
+  /** a measure's value per time bucket, judged against its own history */
+  | { type: "value_series"; timestamp: string; settings: SeriesSettings; measure: SeriesMeasure }
+  /** the gap since the newest `timestamp`, judged against the gaps between its rows over `window_seconds` */
+  | { type: "load_cadence"; timestamp: string; window_seconds: number; sensitivity: number };
+
+/** Probes answered by the anomaly series queries (src/plan/series-query.ts), not by the one-pass table query. */
+export type AnomalyProbe = Extract<Probe, { type: "volume_series" | "value_series" | "load_cadence" }>;
+
+export function isAnomalyProbe(probe: Probe): probe is AnomalyProbe {
+  return probe.type === "volume_series" || probe.type === "value_series" || probe.type === "load_cadence";
+}
 
 export interface InferredTest {
   /** identity of the check itself, equal across metrics that share it: datasource|table|filter|rule|check */
@@ -49,4 +80,10 @@ export interface InferredTest {
   probe: Probe;
   /** ClickHouse query returning up to 10 violating rows */
   sample_sql: string;
+  /**
+   * Anomaly series of a metric's own measure: its alias (`rows` for the volume series), prefixed
+   * with the input's name in a derived metric (`gross_revenue.revenue`). Per test, not per check:
+   * two metrics sharing one series may name it differently.
+   */
+  measure?: string;
 }

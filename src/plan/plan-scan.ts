@@ -1,7 +1,7 @@
 // Turns inferred tests into the fewest warehouse queries: one SELECT per (datasource, table),
 // the filters of its metrics folded into the aggregates, split only when it would pass
 // max_query_size.
-import type { InferredTest } from "../infer/types.js";
+import { isAnomalyProbe, type InferredTest } from "../infer/types.js";
 import { skipReason } from "./column-check.js";
 import { adaptJoinKeys } from "./join-keys.js";
 import { draftsFor, groupTests } from "./table-groups.js";
@@ -55,6 +55,8 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
   const samples: ScanPlan["sample_sql"] = {};
   const runnable: InferredTest[] = [];
   for (const test of dedupeTests(tests)) {
+    // Anomaly series have queries of their own (series-query.ts).
+    if (isAnomalyProbe(test.probe)) continue;
     // Schema tests are answered from system.columns by evaluate: a missing column is
     // their finding, not a reason to skip them.
     if (test.probe.type === "schema") {

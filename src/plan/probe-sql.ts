@@ -63,5 +63,9 @@ export function probeExpressions(test: InferredTest, condition: string | null, n
     }
     case "schema":
       return []; // answered from system.columns, never queried
+    case "volume_series":
+    case "value_series":
+    case "load_cadence":
+      return []; // answered by the anomaly series queries (series-query.ts), never by this one
   }
 }

@@ -3,9 +3,9 @@ import type { MetricIR } from "../../compile/ir.js";
 import { quoteIdentifier } from "../../sql/identifiers.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { CLOCK_SKEW_SECONDS } from "../clock-skew.js";
 
-/** Seconds of clock skew allowed between the writers' clocks and the ClickHouse server. */
-export const CLOCK_SKEW_SECONDS = 300;
+export { CLOCK_SKEW_SECONDS };
 
 export function timestampNotFuture(ir: MetricIR): InferredTest[] {
   const table = ir.table;

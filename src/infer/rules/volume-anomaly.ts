@@ -1,0 +1,29 @@
+// Prevents: a load that brought half the usual rows (or twice them) reading as a real change in
+// the metric. Rows per time bucket of the metric's rows (its filter), against their own history.
+import type { MetricIR } from "../../compile/ir.js";
+import { anomalySeverity, seriesSettings, settingsText } from "../anomaly-checks.js";
+import { makeTest } from "../make-test.js";
+import type { InferredTest } from "../types.js";
+
+export function volumeAnomaly(ir: MetricIR): InferredTest[] {
+  const settings = seriesSettings(ir);
+  const table = ir.table;
+  const timestamp = ir.timestamp;
+  if (settings === null || table === null || timestamp === null) return [];
+  return [
+    {
+      ...makeTest(ir, {
+        rule: "volume_anomaly",
+        name: `rows per ${settings.grain} (by ${timestamp}) are within their expected range`,
+        check: `count() by ${timestamp} ${settingsText(settings)}`,
+        severity: anomalySeverity(ir),
+        confidence: "medium",
+        table,
+        filter: ir.filter,
+        columns: [{ table, column: timestamp }],
+        probe: { type: "volume_series", timestamp, settings },
+      }),
+      measure: "rows",
+    },
+  ];
+}
