@@ -43,7 +43,7 @@ export const DEFAULT_ANOMALY_DEFAULTS: AnomalyDefaults = {
   grain: "day",
   training_buckets: null,
   detection_buckets: null,
-  sensitivity: 3,
+  sensitivity: 4,
   seasonality: "auto",
 };
 

@@ -69,7 +69,7 @@ const EnvSchema = z.object({
   ANOMALY_TRAINING_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
   /** unset: 2 */
   ANOMALY_DETECTION_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
-  ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).default(3),
+  ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).default(4),
   ANOMALY_SEASONALITY: z.enum(ANOMALY_SEASONALITIES, { error: `expected one of ${ANOMALY_SEASONALITIES.join("|")}` }).default("auto"),
 });
 

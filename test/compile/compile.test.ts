@@ -69,7 +69,7 @@ describe("compileMetric", () => {
         grain: "day",
         training_buckets: 56,
         detection_buckets: 2,
-        sensitivity: 3,
+        sensitivity: 4,
         seasonality: "auto",
         severity: "medium",
       },

@@ -38,7 +38,7 @@ describe("loadConfig", () => {
       grain: "day",
       training_buckets: null,
       detection_buckets: null,
-      sensitivity: 3,
+      sensitivity: 4,
       seasonality: "auto",
     });
     const set = loadConfig({

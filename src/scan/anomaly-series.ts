@@ -1,0 +1,179 @@
+// Reads the anomaly series of a scan from the warehouse: per (datasource, table, timestamp) the
+// cadence query (server clock, newest row, gaps between rows), then per grain ONE series query
+// over the complete buckets of the span. A query ClickHouse refuses (a data or SQL error) makes
+// only its own checks "not evaluated"; a lost connection or a timeout fails the scan, as every
+// other query of the scan does.
+import pLimit from "p-limit";
+import type { AnomalyGrain } from "../catalog/types.js";
+import { readSeries, type GrainSeries } from "../evaluate/series-values.js";
+import type { InferredTest } from "../infer/types.js";
+import { cadenceQuery, parseCadence, usualGapSeconds, type Cadence } from "../plan/cadence-query.js";
+import {
+  planAnomalies,
+  seriesQueries,
+  seriesSpan,
+  type AnomalyPlan,
+  type SeriesGroup,
+  type SeriesOutput,
+  type SeriesQuery,
+} from "../plan/series-query.js";
+import type { WarehouseSchema } from "../plan/types.js";
+import { WarehouseError } from "../warehouse/warehouse-error.js";
+import type { Warehouse } from "../warehouse/warehouse.js";
+
+/** Bytes kept free below max_query_size for what the clients add (see plan-scan's QUERY_WRAPPER_BYTES). */
+const WRAPPER_BYTES = 512;
+
+/** What one grain of a group read: its series (null when the window holds no rows at all). */
+export interface GrainReading {
+  grain: AnomalyGrain;
+  series: GrainSeries | null;
+  /** check key -> "not evaluated: ..." for checks whose query ClickHouse refused */
+  failed: Map<string, string>;
+}
+
+/** Everything read for one (datasource, table, timestamp column). */
+export interface GroupReading {
+  group: SeriesGroup;
+  cadence: Cadence | null;
+  /** set when the cadence query was refused (every check of the group is then not evaluated) */
+  error: string | null;
+  grains: GrainReading[];
+}
+
+export interface AnomalyReading {
+  plan: AnomalyPlan;
+  /** by group id */
+  groups: Map<string, GroupReading>;
+  /** queries sent, and seconds spent waiting for them */
+  queries: number;
+  seconds: number;
+}
+
+export interface ReadOptions {
+  scanId: string;
+  concurrency: number;
+  maxQuerySize: number;
+  signal: AbortSignal;
+  onQuery?: (seconds: number) => void;
+  /**
+   * Incremental scans: a group whose table has not changed since it was last read returns that
+   * reading re-judged for now (see series-cache.ts rejudgeGroup); null reads it again.
+   */
+  reuse?: (group: SeriesGroup) => GroupReading | null;
+}
+
+type Ask = (sql: string, queryId: string) => Promise<{ rows: Record<string, unknown>[] } | { refused: string }>;
+type Answer = { outputs: readonly SeriesOutput[]; rows: Record<string, unknown>[] };
+
+/** The queries of one grain (one, unless it had to be split), or the first refusal. */
+async function askAll(ask: Ask, queries: readonly SeriesQuery[], id: string): Promise<Answer[] | { refused: string }> {
+  const answers: Answer[] = [];
+  for (const [i, query] of queries.entries()) {
+    const result = await ask(query.sql, queries.length > 1 ? `${id}-${i + 1}` : id);
+    if ("refused" in result) return result;
+    answers.push({ outputs: query.outputs, rows: result.rows });
+  }
+  return answers;
+}
+
+function asker(warehouse: Warehouse, options: ReadOptions, signal: AbortSignal, count: () => void, wait: (s: number) => void): Ask {
+  return async (sql, queryId) => {
+    const started = performance.now();
+    count();
+    try {
+      return { rows: await warehouse.query(sql, { queryId, signal }) };
+    } catch (error) {
+      if (error instanceof WarehouseError && (error.kind === "query" || error.kind === "rejected")) return { refused: error.message };
+      if (options.signal.aborted) throw new Error("scan cancelled", { cause: error });
+      throw new Error(`warehouse "${warehouse.name}" did not answer: ${(error as Error).message}`, { cause: error });
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      wait(seconds);
+      options.onQuery?.(seconds);
+    }
+  };
+}
+
+async function readGroup(group: SeriesGroup, ask: Ask, options: ReadOptions, n: number): Promise<GroupReading> {
+  const id = `${options.scanId}-series${n}`;
+  // The window's start needs a clock before the server's is known; it only bounds how far back to look.
+  const windowStart = Math.floor(Date.now() / 1000) - group.windowSeconds;
+  const answer = await ask(cadenceQuery(group, windowStart), `${id}-cadence`);
+  if ("refused" in answer) return { group, cadence: null, error: `not evaluated: ${answer.refused}`, grains: [] };
+  const cadence = parseCadence(answer.rows[0]);
+  if (cadence === null) return { group, cadence: null, error: "not evaluated: the cadence query returned no row", grains: [] };
+  const usualGap = usualGapSeconds(cadence.gaps);
+  const grains: GrainReading[] = [];
+  for (const plan of group.grains) {
+    const span = seriesSpan(cadence, group.kind, plan.grain, plan.buckets, usualGap);
+    if (span === null) {
+      grains.push({ grain: plan.grain, series: null, failed: new Map() });
+      continue;
+    }
+    const budget = options.maxQuerySize - WRAPPER_BYTES;
+    const failed = new Map<string, string>();
+    let answers = await askAll(ask, seriesQueries(group, plan, span, budget), `${id}-${plan.grain}`);
+    if ("refused" in answers && plan.tests.length > 1) {
+      // One check's SQL (an expression that throws on the data) must not cost the others theirs:
+      // each check again on its own query; only the refused ones are not evaluated.
+      const parts: Answer[] = [];
+      for (const [i, test] of plan.tests.entries()) {
+        const own = await askAll(ask, seriesQueries(group, { ...plan, tests: [test] }, span, budget), `${id}-${plan.grain}-t${i + 1}`);
+        if ("refused" in own) failed.set(test.key, `not evaluated: ${own.refused}`);
+        else parts.push(...own);
+      }
+      answers = parts;
+    } else if ("refused" in answers) {
+      failed.set(plan.tests[0]!.key, `not evaluated: ${answers.refused}`);
+      answers = [];
+    }
+    grains.push({ grain: plan.grain, series: readSeries(span, answers), failed });
+  }
+  return { group, cadence, error: null, grains };
+}
+
+/**
+ * Plans and reads the anomaly series of `tests` (the anomaly tests of the scan, any number of
+ * metrics each), groups concurrently up to `concurrency`.
+ */
+export async function readAnomalySeries(
+  tests: readonly InferredTest[],
+  schema: WarehouseSchema,
+  warehouses: ReadonlyMap<string, Warehouse>,
+  options: ReadOptions,
+): Promise<AnomalyReading> {
+  const plan = planAnomalies(tests, schema);
+  const limit = pLimit(options.concurrency);
+  const stop = new AbortController();
+  const signal = AbortSignal.any([options.signal, stop.signal]);
+  let queries = 0;
+  let seconds = 0;
+  const groups = new Map<string, GroupReading>();
+  await Promise.all(
+    plan.groups.map((group, index) =>
+      limit(async () => {
+        const reused = options.reuse?.(group) ?? null;
+        if (reused) return groups.set(group.id, reused);
+        const warehouse = warehouses.get(group.datasource);
+        if (!warehouse) {
+          const error = `not evaluated: datasource "${group.datasource}" is not configured`;
+          return groups.set(group.id, { group, cadence: null, error, grains: [] });
+        }
+        const ask = asker(
+          warehouse,
+          options,
+          signal,
+          () => (queries += 1),
+          (s) => (seconds += s),
+        );
+        return groups.set(group.id, await readGroup(group, ask, options, index + 1));
+      }).catch((error: unknown) => {
+        // The first outage stops the queries still waiting: the scan fails anyway.
+        stop.abort();
+        throw error;
+      }),
+    ),
+  );
+  return { plan, groups, queries, seconds };
+}

@@ -1,0 +1,212 @@
+// The anomaly series as the scan reads them (cadence query, then one query per table and grain),
+// on both engines, bucket by bucket against the rows the fixture inserted: dirty data included.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InferredTest } from "../../src/infer/types.js";
+import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/schema-query.js";
+import type { WarehouseSchema } from "../../src/plan/types.js";
+import { readAnomalySeries, type AnomalyReading } from "../../src/scan/anomaly-series.js";
+import { bucketStarts } from "../../src/evaluate/series-values.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { countingWarehouse, type SentQuery } from "./run-scan.js";
+import { loadYaml } from "./fixture-catalog.js";
+import { DAY, eventRows, eventsTable, expectedSeries, HOUR, insertEvents, plain, type EventRow } from "./series-fixture.js";
+
+const catalogue = (db: string) => `metrics:
+  - name: all_events
+    table: ${db}.events
+    timestamp: ts
+    anomalies: { training_buckets: 14, detection_buckets: 2 }
+    measures:
+      - { alias: total, function: Sum, column: amount }
+      - { alias: mean, function: Avg, column: amount }
+      - { alias: peak, function: Max, column: amount }
+      - { alias: users, function: CountDistinct, column: user_id }
+      - { alias: events, function: Count }
+  - name: a_events
+    table: ${db}.events
+    timestamp: ts
+    filter: "kind = 'a'"
+    anomalies: { training_buckets: 14, detection_buckets: 2 }
+    measures:
+      - { alias: total, function: Sum, column: amount }
+      - { alias: low, function: Min, column: amount }
+  - name: hourly_events
+    table: ${db}.events
+    timestamp: ts
+    anomalies: { grain: hour, training_buckets: 48, detection_buckets: 2 }
+    measures:
+      - { alias: events, function: Count }
+  - name: by_date
+    table: ${db}.kinds
+    timestamp: day
+    anomalies: { training_buckets: 5, detection_buckets: 1 }
+    measures:
+      - { alias: n, function: Count }
+  - name: by_epoch
+    table: ${db}.kinds
+    timestamp: at
+    anomalies: { training_buckets: 5, detection_buckets: 1 }
+    measures:
+      - { alias: n, function: Count }
+  - name: by_text
+    table: ${db}.kinds
+    timestamp: label
+    anomalies: { training_buckets: 5, detection_buckets: 1 }
+    measures:
+      - { alias: n, function: Count }
+  - name: hourly_dates
+    table: ${db}.kinds
+    timestamp: day
+    anomalies: { grain: hour }
+    measures:
+      - { alias: n, function: Count }
+  - name: broken
+    table: ${db}.kinds
+    timestamp: at
+    anomalies: { training_buckets: 5, detection_buckets: 1 }
+    measures:
+      - { alias: boom, function: Sum, expr: "intDiv(n, 0)" }
+`;
+
+describe.each(engines)("$name: anomaly series from the warehouse", (engine) => {
+  const db = uniqueDatabase("mr_series");
+  let handle: WarehouseHandle | undefined;
+  let snapshot: CatalogSnapshot;
+  let reading: AnomalyReading;
+  let rows: EventRow[];
+  let today: number;
+  let nowSec: number;
+  const sent: SentQuery[] = [];
+
+  const test = (metric: string, rule: string, measure?: string): InferredTest =>
+    snapshot.tests.find((t) => t.metric === metric && t.rule === rule && (measure === undefined || t.measure === measure))!;
+  const series = (t: InferredTest) => {
+    const group = [...reading.groups.values()].find((g) => g.grains.some((gr) => gr.series?.checks.has(t.key)));
+    const grain = group!.grains.find((gr) => gr.series?.checks.has(t.key))!;
+    return { span: grain.series!.span, values: plain(grain.series!.checks.get(t.key)!.values) };
+  };
+
+  beforeAll(async () => {
+    handle = await engine.open();
+    await handle.exec(`DROP DATABASE IF EXISTS ${db}`);
+    await handle.exec(`CREATE DATABASE ${db}`);
+    nowSec = Number((await handle.warehouse.query("SELECT toUInt32(now()) AS now", { queryId: `${db}-now` }))[0]!.now);
+    today = Math.floor(nowSec / DAY) * DAY;
+    const { first, late } = eventRows(today);
+    rows = [...first, ...late];
+    await handle.exec(eventsTable(db));
+    await handle.exec(insertEvents(db, first));
+    await handle.exec(insertEvents(db, late));
+    // kinds: one row per day for 8 days back and today, on a Date, a unix-seconds and a String column.
+    await handle.exec(`CREATE TABLE ${db}.kinds (id UInt32, day Date, at UInt32, label String, n UInt32) ENGINE = MergeTree() ORDER BY id`);
+    const days = Array.from({ length: 9 }, (_, d) => d);
+    await handle.exec(
+      `INSERT INTO ${db}.kinds VALUES ${days
+        .map(
+          (d) =>
+            `(${d + 1}, toDate('${new Date((today - d * DAY) * 1000).toISOString().slice(0, 10)}'), ${today - d * DAY + 600}, 'x', ${d + 1})`,
+        )
+        .join(", ")}`,
+    );
+    snapshot = await loadYaml({ "series.yaml": catalogue(db) });
+    expect(snapshot.errors).toEqual([]);
+    const schemaRows = await handle.warehouse.query(schemaQuery([`${db}.events`, `${db}.kinds`]), { queryId: `${db}-schema` });
+    const schema: WarehouseSchema = { default: schemaFromRows(schemaRows as unknown as ColumnRow[]) };
+    reading = await readAnomalySeries(
+      snapshot.tests.filter((t) => t.rule.endsWith("_anomaly")),
+      schema,
+      new Map([["default", countingWarehouse(handle.warehouse, sent)]]),
+      { scanId: `${db}-scan`, concurrency: 2, maxQuerySize: 262_144, signal: new AbortController().signal },
+    );
+  });
+  afterAll(async () => {
+    await handle?.exec(`DROP DATABASE IF EXISTS ${db}`);
+    await handle?.close();
+  });
+
+  it("one cadence query per (table, timestamp) and one series query per grain", () => {
+    const cadence = sent.filter((q) => q.options.queryId.endsWith("-cadence"));
+    const seriesQueries = sent.filter((q) => !q.options.queryId.endsWith("-cadence"));
+    // events.ts, kinds.day, kinds.at (kinds.label is no time: never queried)
+    expect(cadence).toHaveLength(3);
+    // events: day + hour; kinds.day: day (its hour grain is not applicable); kinds.at: day, refused
+    // (the broken expression), then once per check: by_epoch's volume, broken's sum.
+    expect(seriesQueries.map((q) => q.options.queryId.replace(/^.*-series\d+-/, "")).sort()).toEqual([
+      "day",
+      "day",
+      "day",
+      "day-t1",
+      "day-t2",
+      "hour",
+    ]);
+    expect(reading.queries).toBe(9);
+    for (const q of seriesQueries) expect(q.sql).toMatch(/ WHERE `(ts|day|at)` >= (toDateTime|toDate)?\(?/);
+  });
+
+  it("day buckets: the complete days of the span, every aggregate exact, dirty rows where they belong", () => {
+    const volume = series(test("all_events", "volume_anomaly"));
+    expect(volume.span).toEqual({ start: today - 16 * DAY, end: today, step: DAY });
+    const starts = bucketStarts(volume.span);
+    expect(starts).toHaveLength(16);
+    expect(volume.values).toEqual(expectedSeries(rows, starts, DAY, "count"));
+    // Spot checks of what the model computes: the drop, the empty day, the duplicate, the late rows.
+    const at = (d: number) => starts.indexOf(today - d * DAY);
+    expect([volume.values[at(3)], volume.values[at(15)], volume.values[at(7)], volume.values[at(10)]]).toEqual([5, 0, 13, 15]);
+    const value = (measure: string, aggregate: Parameters<typeof expectedSeries>[3]) =>
+      expect(series(test("all_events", "metric_value_anomaly", measure)).values, measure).toEqual(
+        expectedSeries(rows, starts, DAY, aggregate),
+      );
+    value("total", "sum");
+    value("mean", "avg");
+    value("peak", "max");
+    value("users", "distinct");
+    expect(series(test("all_events", "metric_value_anomaly", "total")).values[at(15)]).toBe(0);
+    expect(series(test("all_events", "metric_value_anomaly", "mean")).values[at(15)]).toBeNull();
+    expect(series(test("all_events", "metric_value_anomaly", "peak")).values[at(5)]).toBe(1000);
+  });
+
+  it("filtered series fold the filter into the aggregates of the same query", () => {
+    const starts = bucketStarts(series(test("a_events", "volume_anomaly")).span);
+    const isA = (r: EventRow) => r.kind === "a";
+    expect(series(test("a_events", "volume_anomaly")).values).toEqual(expectedSeries(rows, starts, DAY, "count", isA));
+    expect(series(test("a_events", "metric_value_anomaly", "total")).values).toEqual(expectedSeries(rows, starts, DAY, "sum", isA));
+    expect(series(test("a_events", "metric_value_anomaly", "low")).values).toEqual(expectedSeries(rows, starts, DAY, "min", isA));
+    const dayQuery = sent.find((q) => q.options.queryId.endsWith("-day") && q.sql.includes("`events`"))!;
+    expect(dayQuery.sql).toContain("countIf(kind = 'a')");
+  });
+
+  it("hour buckets end at the current hour", () => {
+    const hourly = series(test("hourly_events", "volume_anomaly"));
+    const current = Math.floor(nowSec / HOUR) * HOUR;
+    expect(hourly.span).toEqual({ start: current - 50 * HOUR, end: current, step: HOUR });
+    expect(hourly.values).toEqual(expectedSeries(rows, bucketStarts(hourly.span), HOUR, "count"));
+  });
+
+  it("Date and unix-seconds timestamps; a String or an hour grain on a Date is not read", () => {
+    const byDate = series(test("by_date", "volume_anomaly"));
+    expect(byDate.span).toEqual({ start: today - 6 * DAY, end: today, step: DAY });
+    expect(byDate.values).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([1, 1, 1, 1, 1, 1]);
+    const skipped = new Map(reading.plan.skipped.map((s) => [s.test_key, s.reason]));
+    expect(skipped.get(test("by_text", "volume_anomaly").key)).toBe("not evaluated: label is String, not a Date, DateTime or unix time");
+    expect(skipped.get(test("hourly_dates", "volume_anomaly").key)).toBe("not applicable: day is a Date: no hours to bucket by");
+  });
+
+  it("the cadence: server clock, newest row (not future-dated), gaps between rows in minutes", () => {
+    const events = reading.groups.get(`default|${db}.events|ts`)!;
+    expect(events.cadence!.newest).toBe(today + 240);
+    expect(events.cadence!.rows).toBe(rows.filter((r) => r.ts !== null && r.ts <= nowSec + 300).length);
+    expect(Math.abs(events.cadence!.now - nowSec)).toBeLessThan(60);
+    expect(events.cadence!.gaps.find(([minutes]) => minutes === 60)![1]).toBeGreaterThan(100);
+  });
+
+  it("a check ClickHouse refuses is not evaluated; the others of its query are read again on their own", () => {
+    const kindsAt = reading.groups.get(`default|${db}.kinds|at`)!;
+    const failed = kindsAt.grains[0]!.failed;
+    expect([...failed.keys()]).toEqual([test("broken", "metric_value_anomaly").key]);
+    expect(failed.get(test("broken", "metric_value_anomaly").key)).toMatch(/^not evaluated: .*ClickHouse error/);
+    expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(reading.groups.get(`default|${db}.kinds|day`)!.grains[0]!.failed.size).toBe(0);
+  });
+});
