@@ -1,6 +1,7 @@
 // completeScan's one transaction, a few set-based statements whatever the catalogue's size:
 // the catalogue version (once), check results that changed, status periods that changed,
 // current statuses that changed, the scan row.
+import { writeAnomalyBuckets } from "./anomaly-store.js";
 import { checkId } from "./check-id.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { SCAN_COLUMNS, toScanRecord, type ScanRow } from "./mapping.js";
@@ -131,6 +132,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   if (overtaken.rows.length === 0) {
     await writeObservations(sql, scan, finishedAt);
     await writeStatuses(sql, scan, finishedAt);
+    await writeAnomalyBuckets(sql, scan, finishedAt);
   }
   const { total, passing, failing, warning } = scan.summary;
   const [row] = (

@@ -2,13 +2,14 @@
 // Every method rethrows failures as StoreError (clear, credential-free message); ping never throws.
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
+import { insertAnomalyFeedback, readAnomalyBuckets, readAnomalyFeedback } from "./anomaly-store.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
 import type { Sql } from "./sql-session.js";
 import { newestSucceededScan, readStateIn, readStatuses } from "./read-state.js";
 import { guard, StoreError } from "./store-error.js";
-import type { FinishedScan, ScanRecord, ScanTrigger, Store } from "./store.js";
+import type { AnomalyFeedbackRecord, FinishedScan, ScanRecord, ScanTrigger, Store } from "./store.js";
 
 export interface CreateStoreOptions {
   /** PostgreSQL URL; unset means embedded PGlite in `${dataDir}/pglite` */
@@ -138,6 +139,22 @@ class PrismaStore implements Store {
     return guard("readState", () => this.read((sql) => readStateIn(sql, options.historyLimit)));
   }
 
+  anomalyFeedback() {
+    return guard("anomalyFeedback", () => this.read(readAnomalyFeedback));
+  }
+
+  addAnomalyFeedback(feedback: Omit<AnomalyFeedbackRecord, "created_at" | "expected">) {
+    return guard("addAnomalyFeedback", () =>
+      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
+        insertAnomalyFeedback(sql, feedback, this.now()),
+      ),
+    );
+  }
+
+  anomalyBuckets(checkKeys: readonly string[]) {
+    return guard("anomalyBuckets", () => this.read((sql) => readAnomalyBuckets(sql, checkKeys)));
+  }
+
   claimRun(name: string, fireTime: Date): Promise<boolean> {
     // createMany + skipDuplicates is INSERT ... ON CONFLICT DO NOTHING: the count says who won.
     return guard(
@@ -155,6 +172,8 @@ class PrismaStore implements Store {
         this.db.checkResult.deleteMany({ where: { validTo: { lt: before } } }),
         this.db.statusChange.deleteMany({ where: { to: { lt: before } } }),
         this.db.runClaim.deleteMany({ where: { claimedAt: { lt: before } } }),
+        // Flagged buckets no scan has flagged since `before` (feedback is kept with its check).
+        this.db.anomalyBucket.deleteMany({ where: { active: false, updatedAt: { lt: before } } }),
         // Versions no kept scan ran (their definitions cascade), then checks no version uses (their results cascade).
         this.db.$executeRawUnsafe(
           `DELETE FROM "catalog_versions" v WHERE NOT EXISTS (SELECT 1 FROM "scans" s WHERE s."catalog_version" = v."hash")`,

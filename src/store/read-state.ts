@@ -13,6 +13,7 @@ import {
   type ObservationRow,
   type ScanRow,
 } from "./mapping.js";
+import { readAnomalyFeedback } from "./anomaly-store.js";
 import type { Sql } from "./sql-session.js";
 import type { ReadState, ScanRecord, StatusPeriod, StoredMetricStatus } from "./store.js";
 
@@ -95,5 +96,5 @@ export async function readStateIn(sql: Sql, historyLimit: number): Promise<ReadS
     statuses.map((s) => s.metric_name),
     historyLimit,
   );
-  return { scan, statuses, observations, history };
+  return { scan, statuses, observations, history, feedback: await readAnomalyFeedback(sql) };
 }

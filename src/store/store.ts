@@ -35,6 +35,41 @@ export interface StatusPeriod {
   to: Date | null;
 }
 
+/** A bucket an anomaly check flagged in a scan, with the band it fell outside. */
+export interface FlaggedBucket {
+  /** the check (InferredTest.key) whose series it is */
+  check_key: string;
+  rule: string;
+  /** the series' aggregate: count() or e.g. Sum(amount) */
+  measure: string;
+  start: Date;
+  value: number;
+  expected: number | null;
+  lower: number | null;
+  upper: number | null;
+}
+
+export interface StoredAnomalyBucket extends FlaggedBucket {
+  /** false once a scan stopped flagging it */
+  active: boolean;
+  first_scan_id: string;
+  last_scan_id: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** "This flagged bucket is expected": it never alerts again and goes back into training. */
+export interface AnomalyFeedbackRecord {
+  check_key: string;
+  start: Date;
+  /** what the request named */
+  metric: string;
+  rule: string;
+  measure: string;
+  expected: true;
+  created_at: Date;
+}
+
 export interface FinishedScan {
   scan_id: string;
   /** the catalogue the scan ran: its tests are stored once per version */
@@ -44,6 +79,11 @@ export interface FinishedScan {
   statuses: readonly MetricStatus[];
   /** test counts over every (metric, test) of the scan */
   summary: TestCounts;
+  /**
+   * Anomaly checks: the buckets this scan flagged, and the checks whose series it scored (their
+   * buckets flagged before and not now stop being active). Absent: nothing to write.
+   */
+  anomalies?: { flagged: readonly FlaggedBucket[]; judged: readonly string[] };
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
@@ -55,6 +95,8 @@ export interface ReadState {
   observations: Map<string, CheckObservation>;
   /** status periods per metric, newest first, at most historyLimit each */
   history: Map<string, StatusPeriod[]>;
+  /** every "expected" mark on anomaly buckets (absent: none known) */
+  feedback?: AnomalyFeedbackRecord[];
 }
 
 export interface Store {
@@ -83,6 +125,12 @@ export interface Store {
   newestSucceededScan(): Promise<ScanRecord | null>;
   /** What a read model needs, read in pages (yielding between them) from one consistent snapshot. */
   readState(options: { historyLimit: number }): Promise<ReadState>;
+  /** Every "expected" mark on anomaly buckets (a scan passes them to the scoring). */
+  anomalyFeedback(): Promise<AnomalyFeedbackRecord[]>;
+  /** Marks a bucket expected; marking it again keeps the first record. */
+  addAnomalyFeedback(feedback: Omit<AnomalyFeedbackRecord, "created_at" | "expected">): Promise<AnomalyFeedbackRecord>;
+  /** The buckets these checks ever flagged (active or not), oldest first. */
+  anomalyBuckets(checkKeys: readonly string[]): Promise<StoredAnomalyBucket[]>;
   /** Cron election: true for exactly one caller per (name, fireTime). */
   claimRun(name: string, fireTime: Date): Promise<boolean>;
   /**
