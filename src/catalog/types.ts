@@ -66,6 +66,8 @@ export interface StructuredMetricDefinition {
   /** MetricFlow-only semantics kept for the reader of the IR (not evaluated here) */
   metricflow: Record<string, unknown> | null;
   file: string;
+  /** MetricFlow `config.meta` as written (free-form); absent when the metric has none */
+  meta?: Record<string, unknown>;
 }
 
 export interface DerivedMetricDefinition {
@@ -79,6 +81,8 @@ export interface DerivedMetricDefinition {
   source: MetricSource;
   metricflow: Record<string, unknown> | null;
   file: string;
+  /** MetricFlow `config.meta` as written (free-form); absent when the metric has none */
+  meta?: Record<string, unknown>;
 }
 
 export interface MetricSource {

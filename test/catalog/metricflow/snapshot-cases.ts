@@ -319,6 +319,95 @@ version: 2
   - { name: v_filter, type: conversion, filter: "{{ Dimension('order_id__status') }} = 'x'", type_params: { conversion_type_params: { base_measure: order_count, conversion_measure: order_total } } }
   - { name: v_unknown, type: conversion, type_params: { conversion_type_params: { base_measure: order_count, conversion_measure: nope } } }`),
 
+  "empty-values": withModels(
+    `
+  - name: a
+    model: ref('a')
+    description:
+    primary_entity:
+    defaults:
+    node_relation:
+    entities: [{ name: id, type: primary, expr: }]
+    dimensions: [{ name: ts, type: time, type_params: }, { name: d2, type: categorical, type_params: { time_granularity: } }]
+    measures:
+      - { name: a_total, agg: sum, expr: v, description: , agg_params: , agg_time_dimension: , non_additive_dimension: , create_metric: }
+      - { name: a_p, agg: percentile, expr: v, agg_params: { percentile: } }
+  - { name: b, model: ~, node_relation: { alias: t, schema_name: }, defaults: { agg_time_dimension: }, measures: [{ name: b_total, agg: sum, expr: v }] }
+  - { name: c, node_relation: { alias: }, measures: [{ name: c_total, agg: sum, expr: v }] }
+  - { name: e, model: ref('e'), entities: [{ name: k, type: primary }, { name: f, type: foreign, expr: ~ }], dimensions: ~, measures: [{ name: e_total, agg: sum, expr: v }] }`,
+    `
+  - { name: a_total, type: simple, description: , filter: , time_granularity: , create_metric: , config: , type_params: { measure: a_total } }
+  - { name: b_total, type: simple, config: { meta: , enabled: }, type_params: { measure: { name: b_total, filter: , alias: , fill_nulls_with: , join_to_timespine: } } }
+  - { name: c_total, type: simple, type_params: { measure: c_total } }
+  - { name: e_total, type: cumulative, type_params: { measure: e_total, window: , grain_to_date: , cumulative_type_params: } }
+  - { name: e_nested, type: cumulative, type_params: { measure: , cumulative_type_params: { measure: e_total, window: , period_agg: } } }
+  - { name: n_params, type: simple, type_params: }
+  - { name: n_measure, type: simple, type_params: { measure: } }
+  - { name: n_ratio, type: ratio, type_params: { numerator: , denominator: e_total } }
+  - { name: n_derived, type: derived, type_params: { expr: , metrics: } }
+  - { name: n_derived_input, type: derived, type_params: { expr: x, metrics: [~] } }
+  - { name: n_conversion, type: conversion, type_params: { conversion_type_params: } }
+  - { name: n_conversion_base, type: conversion, type_params: { conversion_type_params: { base_measure: , conversion_measure: e_total } } }
+  - { name: n_conversion_filter, type: conversion, type_params: { conversion_type_params: { base_measure: { name: e_total, filter: }, conversion_measure: e_total } } }
+  - { name: n_name, type: simple, type_params: { measure: e_total } }
+  - { name: , type: simple, type_params: { measure: e_total } }
+  - { name: n_type, type: , type_params: { measure: e_total } }`,
+  ),
+  "unknown-keys": {
+    "p/m.yml": `version: 2
+semantic_models:
+  - name: orders
+    label: Orders
+    description: all orders
+    model: ref('orders')
+    config: { meta: { owner: finance }, group: sales, enabled: true }
+    meta: { x: 1 }
+    defaults: { agg_time_dimension: ordered_at, future_default: 1 }
+    node_relation_extra: 1
+    entities:
+      - { name: order_id, type: primary, expr: id, label: Order, role: x, config: { meta: {} } }
+      - { name: customer, type: foreign, expr: customer_id, entity: c }
+    dimensions:
+      - { name: ordered_at, type: time, label: Ordered, is_partition: true, type_params: { time_granularity: day, validity_params: { is_start: true } }, config: { meta: {} } }
+      - { name: status, type: categorical }
+    measures:
+      - { name: order_total, agg: sum, expr: amount, label: Total, create_metric_display_name: T, config: { meta: { a: 1 } } }
+      - { name: order_p, agg: percentile, expr: amount, agg_params: { use_discrete_percentile: true, percentile: 0.5, use_approximate_percentile: false } }
+      - { name: order_nad, agg: max, expr: amount, non_additive_dimension: { window_choice: max, name: ordered_at, window_groupings: [customer] } }
+metrics:
+  - name: order_total
+    label: Order total
+    type: simple
+    group: sales
+    tags: [a]
+    config: { meta: { owner: finance, metric_reliability: { anomalies: { sensitivity: high } } }, enabled: true, group: sales }
+    type_params: { measure: { name: order_total, alias: ot, join_to_timespine: true, fill_nulls_with: 0, extra: 1 }, extra_param: 1 }
+  - { name: order_p, type: simple, type_params: { measure: order_p } }
+  - { name: order_nad, type: simple, type_params: { measure: order_nad } }
+  - { name: ratio_x, type: ratio, label: R, type_params: { numerator: { alias: n, name: order_total, offset_window: 1 day, filter: "{{ Dimension('order_id__status') }} = 'x'" }, denominator: { name: order_total, offset_to_grain: month } } }
+  - { name: derived_x, type: derived, type_params: { expr: a + 1, metrics: [{ offset_window: 1 week, name: order_total, alias: a }] } }
+  - { name: cumulative_x, type: cumulative, type_params: { measure: order_total, cumulative_type_params: { period_agg: last, window: 3 days, future: 1 }, window: 1 day } }
+  - name: conversion_x
+    type: conversion
+    type_params:
+      conversion_type_params: { entity: customer, calculation: conversions, base_measure: order_total, conversion_measure: { join_to_timespine: true, name: order_p }, window: 7 days, constant_properties: [{ base_property: a, conversion_property: b }] }
+saved_queries:
+  - { name: q, label: Q, query_params: { metrics: [order_total], group_by: ["TimeDimension('metric_time', 'day')"], where: "x" }, exports: [{ name: e, config: { export_as: table, schema: s } }] }
+`,
+  },
+
+  // MetricFlow takes its enums in upper case too; this reader only metric types (any case).
+  "upper-case-enums": withModels(
+    `
+  - { name: a, model: ref('a'), entities: [{ name: k, type: PRIMARY }], measures: [{ name: a_total, agg: sum, expr: v }] }
+  - { name: b, model: ref('b'), dimensions: [{ name: d, type: CATEGORICAL }], measures: [{ name: b_total, agg: sum, expr: v }] }
+  - { name: c, model: ref('c'), measures: [{ name: c_total, agg: SUM, expr: v }] }`,
+    `
+  - { name: a_total, type: SIMPLE, type_params: { measure: a_total } }
+  - { name: good_upper, type: SIMPLE, type_params: { measure: order_total } }
+  - { name: good_mixed, type: Cumulative, type_params: { measure: order_total } }`,
+  ),
+
   // --- dbt tests ---
   "dbt-tests": {
     "p/schema.yml": `version: 2
