@@ -4,16 +4,11 @@
 import { z } from "zod";
 import { METRIC_NAME } from "../metric-schema.js";
 import { asWritten, filterField, nameShorthand } from "./schema-common.js";
+import { mfMetricMeta } from "./schema-meta.js";
 
 /** In the order the "expected one of" message lists them. */
 export const MF_METRIC_TYPES = ["simple", "ratio", "derived", "cumulative", "conversion"] as const;
 export type MfMetricType = (typeof MF_METRIC_TYPES)[number];
-
-/**
- * `config.meta`: free-form in dbt, passed through to the definition as `meta`. A sub-object
- * this project reads (say `metric_reliability`) gets its schema here, as a key of this shape.
- */
-export const mfMetricMeta = z.looseObject({});
 
 /** `measure: x` or `measure: { name: x, filter: ..., ... }` of a simple or cumulative metric. */
 const measureInput = z.preprocess(
@@ -115,4 +110,3 @@ export const mfMetric = z.preprocess(
 export type MfMetric = z.output<typeof mfMetric>;
 export type MfMeasureInput = z.output<typeof measureInput>;
 export type MfMetricInput = z.output<typeof metricInput>;
-export type MfMetricMeta = z.output<typeof mfMetricMeta>;

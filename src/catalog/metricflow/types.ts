@@ -3,7 +3,8 @@
 import type { MfSemanticModel } from "./schema-model.js";
 
 export type { MfDimension, MfEntity, MfEntityType, MfMeasure } from "./schema-model.js";
-export type { MfMeasureInput, MfMetric, MfMetricInput, MfMetricMeta, MfMetricType } from "./schema-metric.js";
+export type { MfMeasureInput, MfMetric, MfMetricInput, MfMetricType } from "./schema-metric.js";
+export type { MfMetricMeta } from "./schema-meta.js";
 export type { MfAgg } from "./aggregations.js";
 
 /** A column, or an SQL expression (e.g. "1", "price * qty"): `column` is set only for a plain name. */
