@@ -206,6 +206,8 @@ function metricInput(project: Project, input: MfMetricInput, where: string): { n
   const filters = templates(input.filter);
   const kept: Record<string, unknown> = { ...input };
   if (filters.length > 0) {
+    if (project.invalidMetrics.has(input.name))
+      throw new MetricProblem(`${where}: metric ${input.name} is invalid (see its errors)`, false);
     const measureName = project.metricMeasures.get(input.name)?.measure;
     if (measureName === undefined)
       throw new MetricProblem(`${where}.filter on ${input.name}, which is not a simple or cumulative metric`, true);

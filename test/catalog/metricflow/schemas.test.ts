@@ -114,13 +114,15 @@ semantic_models:
     ]);
   });
 
-  it("refuse a Metric() filter on a metric that failed its schema instead of rendering it half-read", () => {
+  it("refuse a filter over a metric that failed its schema instead of rendering it half-read", () => {
     const catalog = read(`
   - { name: broken, type: simple, filter: 5, type_params: { measure: order_count } }
-  - { name: per_busy, type: simple, filter: "{{ Metric('broken', group_by=['order_id']) }} > 1", type_params: { measure: order_total } }`);
+  - { name: per_busy, type: simple, filter: "{{ Metric('broken', group_by=['order_id']) }} > 1", type_params: { measure: order_total } }
+  - { name: share, type: ratio, type_params: { numerator: { name: broken, filter: "{{ Dimension('order_id__status') }} = 'x'" }, denominator: broken } }`);
     expect(messages(catalog)).toEqual([
       'p/project.yml: metric "broken": filter: expected a string or a list of strings',
       `p/project.yml: metric "per_busy": Metric('broken') in a filter: broken is invalid (see its errors)`,
+      'p/project.yml: metric "share": type_params.numerator: metric broken is invalid (see its errors)',
     ]);
   });
 
