@@ -4,7 +4,8 @@
 import { z } from "zod";
 import { isIdentifier, isQualifiedTable } from "../sql/identifiers.js";
 import { isRuleId, RULE_IDS } from "../infer/rule-ids.js";
-import { ANOMALY_GRAINS, ANOMALY_SEASONALITIES, ANOMALY_SEVERITIES, MAX_ANOMALY_BUCKETS, MEASURE_FUNCTIONS } from "./types.js";
+import { anomaliesSchema } from "./anomalies-schema.js";
+import { MEASURE_FUNCTIONS } from "./types.js";
 import { filterProblem } from "./filter-check.js";
 import { crossCheckStructured } from "./cross-checks.js";
 
@@ -59,34 +60,6 @@ const join = z.strictObject({
   relationship: z.enum(["many_to_one", "one_to_one"], oneOf(["many_to_one", "one_to_one"])).default("many_to_one"),
 });
 
-const buckets = z
-  .number()
-  .int({ error: `expected a whole number of buckets from 1 to ${MAX_ANOMALY_BUCKETS}` })
-  .min(1, { error: `expected a whole number of buckets from 1 to ${MAX_ANOMALY_BUCKETS}` })
-  .max(MAX_ANOMALY_BUCKETS, { error: `expected a whole number of buckets from 1 to ${MAX_ANOMALY_BUCKETS}` });
-
-/**
- * The `anomalies:` block of a metric (also read from MetricFlow's
- * `config.meta.metric_reliability.anomalies`). Every field is optional: what is left out comes
- * from the ANOMALY_* defaults of the environment.
- */
-export const anomaliesSchema = z.strictObject({
-  enabled: z.boolean().optional(),
-  grain: z.enum(ANOMALY_GRAINS, oneOf(ANOMALY_GRAINS)).optional(),
-  training_buckets: buckets.optional(),
-  /** each bucket in it is scored against the training window just before it: a large one is a backtest */
-  detection_buckets: buckets.optional(),
-  /** the band's half-width in robust deviations: larger flags fewer buckets */
-  sensitivity: z
-    .number()
-    .min(0.5, { error: "expected a number from 0.5 to 20" })
-    .max(20, { error: "expected a number from 0.5 to 20" })
-    .optional(),
-  seasonality: z.enum(ANOMALY_SEASONALITIES, oneOf(ANOMALY_SEASONALITIES)).optional(),
-  /** medium: an anomaly makes the metric degraded; high: unreliable */
-  severity: z.enum(ANOMALY_SEVERITIES, oneOf(ANOMALY_SEVERITIES)).optional(),
-});
-
 export const structuredSchema = z
   .strictObject({
     name: metricName,
@@ -123,6 +96,5 @@ export const derivedSchema = z
     });
   });
 
-export type AnomaliesInput = z.output<typeof anomaliesSchema>;
 export type StructuredInput = z.output<typeof structuredSchema>;
 export type DerivedInput = z.output<typeof derivedSchema>;

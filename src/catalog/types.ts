@@ -6,27 +6,20 @@ export type MeasureFunction = (typeof MEASURE_FUNCTIONS)[number];
 
 export type JoinType = "left" | "inner";
 
-/** Anomaly settings (the `anomalies:` block of a metric, and the ANOMALY_* defaults). */
-export const ANOMALY_GRAINS = ["hour", "day"] as const;
-export type AnomalyGrain = (typeof ANOMALY_GRAINS)[number];
-export const GRAIN_SECONDS: Record<AnomalyGrain, number> = { hour: 3600, day: 86_400 };
-export const ANOMALY_SEASONALITIES = ["auto", "none", "daily", "weekly"] as const;
-export type AnomalySeasonality = (typeof ANOMALY_SEASONALITIES)[number];
-export const ANOMALY_SEVERITIES = ["medium", "high"] as const;
-export type AnomalySeverity = (typeof ANOMALY_SEVERITIES)[number];
-/** Largest training or detection span, in buckets (a detection span this long is a backtest). */
-export const MAX_ANOMALY_BUCKETS = 10_000;
+// The anomalies block's values live beside its schema (zod only, shared with MetricFlow's meta).
+export {
+  ANOMALY_GRAINS,
+  ANOMALY_SEASONALITIES,
+  ANOMALY_SEVERITIES,
+  GRAIN_SECONDS,
+  MAX_ANOMALY_BUCKETS,
+  type AnomalyDeclaration,
+  type AnomalyGrain,
+  type AnomalySeasonality,
+  type AnomalySeverity,
+} from "./anomalies-schema.js";
+import type { AnomalyDeclaration } from "./anomalies-schema.js";
 
-/** The `anomalies:` block as declared: every field optional, the rest comes from the defaults. */
-export interface AnomalyDeclaration {
-  enabled?: boolean;
-  grain?: AnomalyGrain;
-  training_buckets?: number;
-  detection_buckets?: number;
-  sensitivity?: number;
-  seasonality?: AnomalySeasonality;
-  severity?: AnomalySeverity;
-}
 export type Relationship = "many_to_one" | "one_to_one";
 
 export interface MeasureDefinition {

@@ -2,7 +2,9 @@
 // oldest first. A bucket without rows is absent from the rows: it reads 0 for counts and sums
 // and missing (NaN) for averages, extremes and quantiles, as does a bucket whose rows hold no
 // value (a min over only NULLs). Float64Array keeps a replica's cache of them compact.
-import type { SeriesOutput, SeriesSpan } from "../plan/series-query.js";
+import type { AnomalyGrain } from "../catalog/types.js";
+import type { Cadence } from "../plan/cadence-query.js";
+import type { SeriesGroup, SeriesOutput, SeriesSpan } from "../plan/series-query.js";
 
 export interface CheckSeries {
   /** one value per bucket of the span, oldest first; NaN = missing */
@@ -16,6 +18,23 @@ export interface GrainSeries {
   span: SeriesSpan;
   /** by check key */
   checks: Map<string, CheckSeries>;
+}
+
+/** What one grain of a group read: its series (null when the window holds no rows at all). */
+export interface GrainReading {
+  grain: AnomalyGrain;
+  series: GrainSeries | null;
+  /** check key -> "not evaluated: ..." for checks whose query ClickHouse refused */
+  failed: Map<string, string>;
+}
+
+/** Everything read for one (datasource, table, timestamp column). */
+export interface GroupReading {
+  group: SeriesGroup;
+  cadence: Cadence | null;
+  /** set when the cadence query was refused (every check of the group is then not evaluated) */
+  error: string | null;
+  grains: GrainReading[];
 }
 
 const num = (value: unknown): number => {

@@ -7,7 +7,7 @@
 import { shiftSeries } from "../evaluate/series-values.js";
 import { usualGapSeconds } from "../plan/cadence-query.js";
 import { seriesSpan, type SeriesGroup } from "../plan/series-query.js";
-import type { GroupReading } from "../scan/anomaly-series.js";
+import type { GroupReading } from "../evaluate/series-values.js";
 
 /** About 8 bytes each: 4 million values is some 32 MB. */
 export const DEFAULT_MAX_VALUES = 4_000_000;

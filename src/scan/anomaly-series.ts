@@ -4,10 +4,9 @@
 // only its own checks "not evaluated"; a lost connection or a timeout fails the scan, as every
 // other query of the scan does.
 import pLimit from "p-limit";
-import type { AnomalyGrain } from "../catalog/types.js";
-import { readSeries, type GrainSeries } from "../evaluate/series-values.js";
+import { readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";
 import type { InferredTest } from "../infer/types.js";
-import { cadenceQuery, parseCadence, usualGapSeconds, type Cadence } from "../plan/cadence-query.js";
+import { cadenceQuery, parseCadence, usualGapSeconds } from "../plan/cadence-query.js";
 import {
   planAnomalies,
   seriesQueries,
@@ -23,23 +22,6 @@ import type { Warehouse } from "../warehouse/warehouse.js";
 
 /** Bytes kept free below max_query_size for what the clients add (see plan-scan's QUERY_WRAPPER_BYTES). */
 const WRAPPER_BYTES = 512;
-
-/** What one grain of a group read: its series (null when the window holds no rows at all). */
-export interface GrainReading {
-  grain: AnomalyGrain;
-  series: GrainSeries | null;
-  /** check key -> "not evaluated: ..." for checks whose query ClickHouse refused */
-  failed: Map<string, string>;
-}
-
-/** Everything read for one (datasource, table, timestamp column). */
-export interface GroupReading {
-  group: SeriesGroup;
-  cadence: Cadence | null;
-  /** set when the cadence query was refused (every check of the group is then not evaluated) */
-  error: string | null;
-  grains: GrainReading[];
-}
 
 export interface AnomalyReading {
   plan: AnomalyPlan;

@@ -3,7 +3,7 @@ import { readSeries } from "../../src/evaluate/series-values.js";
 import type { InferredTest } from "../../src/infer/types.js";
 import type { SeriesGroup } from "../../src/plan/series-query.js";
 import { createSeriesCache, rejudgeGroup } from "../../src/read-model/series-cache.js";
-import type { GroupReading } from "../../src/scan/anomaly-series.js";
+import type { GroupReading } from "../../src/evaluate/series-values.js";
 
 const DAY = 86_400;
 const check = { key: "vol" } as InferredTest;

@@ -3,7 +3,16 @@
 // `metric_reliability`) gets its schema here, as a key of this shape: the reader and the
 // definition's type follow. Imports nothing but zod, so the definition types can use it.
 import { z } from "zod";
+import { anomaliesSchema } from "../anomalies-schema.js";
 
-export const mfMetricMeta = z.looseObject({});
+/** Our own namespace in the meta: strict, so a misspelt key is an error rather than ignored. */
+export const mfMetricReliability = z.strictObject({
+  /** the same block as `anomalies:` in our own format */
+  anomalies: anomaliesSchema.optional(),
+});
+
+export const mfMetricMeta = z.looseObject({
+  metric_reliability: mfMetricReliability.optional(),
+});
 
 export type MfMetricMeta = z.output<typeof mfMetricMeta>;

@@ -151,6 +151,13 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     joins.push(joinOf(hop));
   }
   const timeDimension = aggTime === null ? undefined : model.dimensions.find((d) => d.name === aggTime);
+  // Our anomaly settings in MetricFlow: config.meta.metric_reliability.anomalies, the same block as ours.
+  const anomalies = input.meta?.metric_reliability?.anomalies;
+  if (anomalies !== undefined && anomalies.enabled !== false && timeDimension?.column == null)
+    throw new MetricProblem(
+      "config.meta.metric_reliability.anomalies: needs an agg_time_dimension with a column (or enabled: false)",
+      false,
+    );
   const primary = model.entities.find((e) => e.type === "primary" && e.column !== null);
   const own: DimensionDefinition[] = model.dimensions.map((d) => ({ name: d.name, column: d.column, expr: d.expr }));
   const dimensions = [
@@ -172,6 +179,7 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     joins,
     tolerances: {},
     declared_tests: [],
+    ...(anomalies === undefined ? {} : { anomalies: { ...anomalies } }),
     source: { format: "metricflow", file: input.file },
     metricflow: {
       semantic_model: model.name,

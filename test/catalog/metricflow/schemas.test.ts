@@ -99,18 +99,52 @@ semantic_models:
   });
 
   it("pass a metric's config.meta through to its definition, structured or derived", () => {
-    const meta = "{ owner: finance, metric_reliability: { anomalies: { sensitivity: high } } }";
+    const meta = "{ owner: finance, metric_reliability: { anomalies: { sensitivity: 5 } } }";
     const catalog = read(`
   - { name: total, type: simple, config: { meta: ${meta} }, type_params: { measure: order_total } }
   - { name: per_order, type: ratio, config: { enabled: true, meta: { owner: ops } }, type_params: { numerator: total, denominator: count } }
   - { name: count, type: simple, type_params: { measure: order_count } }`);
     expect(catalog.errors).toEqual([]);
     const byName = new Map(catalog.metrics.map((m) => [m.name, m]));
-    expect(byName.get("total")!.meta).toEqual({ owner: "finance", metric_reliability: { anomalies: { sensitivity: "high" } } });
+    expect(byName.get("total")!.meta).toEqual({ owner: "finance", metric_reliability: { anomalies: { sensitivity: 5 } } });
     expect(byName.get("per_order")!.meta).toEqual({ owner: "ops" });
     expect(byName.get("count")).not.toHaveProperty("meta");
     expect(messages(read("  - { name: total, type: simple, config: { meta: [1] }, type_params: { measure: order_total } }"))).toEqual([
       'p/project.yml: metric "total": config.meta: expected a mapping',
+    ]);
+  });
+
+  it("read config.meta.metric_reliability.anomalies with the anomalies schema of our own format", () => {
+    const catalog = read(`
+  - { name: total, type: simple, config: { meta: { metric_reliability: { anomalies: { grain: hour, detection_buckets: 24, severity: high } } } }, type_params: { measure: order_total } }
+  - { name: count, type: simple, type_params: { measure: order_count } }`);
+    expect(catalog.errors).toEqual([]);
+    const byName = new Map(catalog.metrics.map((m) => [m.name, m]));
+    expect(byName.get("total")).toMatchObject({ anomalies: { grain: "hour", detection_buckets: 24, severity: "high" } });
+    expect(byName.get("count")).not.toHaveProperty("anomalies");
+    const bad = (anomalies: string) =>
+      messages(
+        read(
+          `  - { name: total, type: simple, config: { meta: { metric_reliability: ${anomalies} } }, type_params: { measure: order_total } }`,
+        ),
+      );
+    expect(bad("{ anomalies: { sensitivity: high } }")).toEqual([
+      'p/project.yml: metric "total": config.meta.metric_reliability.anomalies.sensitivity: expected a number',
+    ]);
+    expect(bad("{ anomalies: { grain: week } }")).toEqual([
+      'p/project.yml: metric "total": config.meta.metric_reliability.anomalies.grain: expected one of hour|day',
+    ]);
+    expect(bad("{ anomaly: {} }")).toEqual(['p/project.yml: metric "total": config.meta.metric_reliability: Unrecognized key: "anomaly"']);
+    const noTime = MODELS.replace("    defaults: { agg_time_dimension: ordered_at }\n", "");
+    expect(
+      messages(
+        read(
+          "  - { name: total, type: simple, config: { meta: { metric_reliability: { anomalies: {} } } }, type_params: { measure: order_total } }",
+          noTime,
+        ),
+      ),
+    ).toEqual([
+      'p/project.yml: metric "total": config.meta.metric_reliability.anomalies: needs an agg_time_dimension with a column (or enabled: false)',
     ]);
   });
 
