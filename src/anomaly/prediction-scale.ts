@@ -1,0 +1,74 @@
+// How wide the band is: the spread of past one-step prediction errors, in the original units.
+import { MEAN_AD_TO_SD } from "./mad.js";
+import { medianInPlace, quantileInPlace } from "./select.js";
+
+/** Median of a chi-square with one degree of freedom: median(e²) = this × σ² for normal errors. */
+const CHI2_1_MEDIAN = 0.454936423119572;
+/** Φ⁻¹(0.95): the 90th percentile of |z| for standard normal z. */
+const Z_ABS_Q90 = 1.6448536269514722;
+
+/**
+ * Error variance model: Var(e) = phi · g² + p, with g = the expected value (relative noise) or 1
+ * (additive noise), and p = the Poisson variance max(expected, 1) for counts, else 0.
+ * `tail` (>= 1) widens the band when the standardized errors have heavier tails than normal.
+ */
+export interface ErrorScale {
+  phi: number;
+  tail: number;
+}
+
+export interface ErrorSample {
+  /** Prediction errors (observed - expected), original units. */
+  error: Float64Array;
+  /** g² of each error's bucket. */
+  g2: Float64Array;
+  /** Poisson variance of each error's bucket (0 for values). */
+  poisson: Float64Array;
+  length: number;
+}
+
+/**
+ * phi solves median(e² / (phi·g² + p)) = median of χ²(1), so that under normal errors the
+ * standardized errors have unit variance: with p = 0 this is (1.4826 × median |e/g|)², the MAD
+ * estimate without centring (a biased baseline widens the band instead of being ignored). With a
+ * Poisson part it is found by a few fixed-point steps on the median ratio. When more than half of
+ * the errors are 0 it falls back to the mean absolute error (Iglewicz & Hoaglin). `tail` is
+ * max(1, q90(|z|) / 1.645): a quantile further out than the MAD, so heavy-tailed noise widens the band.
+ * An empty sample gives { phi: NaN, tail: 1 }. `scratch` holds at least `length` entries.
+ */
+export function errorScale(sample: ErrorSample, scratch: Float64Array): ErrorScale {
+  const { error, g2, poisson, length } = sample;
+  if (length === 0) return { phi: Number.NaN, tail: 1 };
+  let hasPoisson = false;
+  for (let k = 0; k < length; k++) if (poisson[k]! > 0) hasPoisson = true;
+  let phi: number;
+  if (!hasPoisson) {
+    let valid = 0;
+    for (let k = 0; k < length; k++) if (g2[k]! > 0) scratch[valid++] = (error[k]! * error[k]!) / g2[k]!;
+    phi = valid === 0 ? 0 : medianInPlace(scratch, valid) / CHI2_1_MEDIAN;
+    if (phi === 0 && valid > 0) {
+      let sum = 0;
+      for (let k = 0; k < length; k++) if (g2[k]! > 0) sum += Math.abs(error[k]!) / Math.sqrt(g2[k]!);
+      phi = ((MEAN_AD_TO_SD * sum) / valid) ** 2;
+    }
+  } else {
+    for (let k = 0; k < length; k++) scratch[k] = poisson[k]!;
+    const p = medianInPlace(scratch, length);
+    for (let k = 0; k < length; k++) scratch[k] = g2[k]!;
+    const g = medianInPlace(scratch, length);
+    for (let k = 0; k < length; k++) scratch[k] = error[k]! * error[k]!;
+    phi = g > 0 ? Math.max(0, (medianInPlace(scratch, length) / CHI2_1_MEDIAN - p) / g) : 0;
+    for (let step = 0; step < 4 && g > 0; step++) {
+      for (let k = 0; k < length; k++) scratch[k] = (error[k]! * error[k]!) / (phi * g2[k]! + poisson[k]!);
+      const ratio = medianInPlace(scratch, length) / CHI2_1_MEDIAN;
+      phi = Math.max(0, ((phi * g + p) * ratio - p) / g);
+    }
+  }
+  let standardized = 0;
+  for (let k = 0; k < length; k++) {
+    const variance = phi * g2[k]! + poisson[k]!;
+    if (variance > 0) scratch[standardized++] = Math.abs(error[k]!) / Math.sqrt(variance);
+  }
+  const q90 = quantileInPlace(scratch, standardized, 0.9);
+  return { phi, tail: Number.isFinite(q90) ? Math.max(1, q90 / Z_ABS_Q90) : 1 };
+}
