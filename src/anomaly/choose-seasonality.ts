@@ -27,9 +27,9 @@ export interface SeasonalityEvidence {
 
 /**
  * Hourly: the hour-of-day test runs on residuals from each day's median; the day-of-week test on
- * day levels off a centred 7-day moving median. Weekly is chosen when its test passes and the
+ * day levels off their week's median. Weekly is chosen when its test passes and the
  * training window holds two weeks; else daily when its test passes; else none. Daily: only the
- * day-of-week test (on the values off their 7-day moving median), needing three weeks of history.
+ * day-of-week test (on the values off their week's median), needing three weeks of history.
  * `y` is in the fit space; non-finite entries are skipped.
  */
 export function chooseSeasonality(y: Float64Array, calendar: Calendar, grain: Grain, trainingBuckets: number): SeasonalityEvidence {
@@ -71,11 +71,17 @@ function hourOfDayStatistic(y: Float64Array, calendar: Calendar): { statistic: n
   }
   const effects = new Float64Array(24);
   const counts = new Int32Array(24);
+  // Counting sort by hour, then one median per hour: O(n).
+  const offsets = new Int32Array(25);
+  for (let j = 0; j < n; j++) if (Number.isFinite(residual[j]!)) offsets[calendar.hourOfDay[j]! + 1]!++;
+  for (let h = 0; h < 24; h++) offsets[h + 1]! += offsets[h]!;
+  const byHour = new Float64Array(offsets[24]!);
+  const cursor = offsets.slice(0, 24);
+  for (let j = 0; j < n; j++) if (Number.isFinite(residual[j]!)) byHour[cursor[calendar.hourOfDay[j]!]!++] = residual[j]!;
   for (let h = 0; h < 24; h++) {
-    let length = 0;
-    for (let j = 0; j < n; j++) if (calendar.hourOfDay[j] === h && Number.isFinite(residual[j]!)) scratch[length++] = residual[j]!;
+    const length = offsets[h + 1]! - offsets[h]!;
     counts[h] = length;
-    effects[h] = length > 0 ? medianInPlace(scratch, length) : 0;
+    effects[h] = length > 0 ? medianInPlace(byHour.subarray(offsets[h]!, offsets[h + 1]!), length) : 0;
   }
   // Day levels with the hour profile removed, for the weekday test.
   const dayLevels = new Float64Array(keys.length);
@@ -96,32 +102,37 @@ function hourOfDayStatistic(y: Float64Array, calendar: Calendar): { statistic: n
   return { statistic, dayLevels, dayKeys: Float64Array.from(keys) };
 }
 
-/** Day-of-week statistic of daily levels (keys = UTC day numbers, ascending) off their centred 7-day moving median. */
+/**
+ * Day-of-week statistic of daily levels (keys = UTC day numbers, ascending) off the median of their
+ * Monday-to-Sunday week; only complete weeks count, so every weekday weighs the same in a week's median.
+ */
 function weekdayStatistic(levels: Float64Array, dayKeys: Float64Array): number {
   const n = levels.length;
-  const offTrend = new Float64Array(n).fill(Number.NaN);
-  const window = new Float64Array(7);
-  for (let d = 3; d + 3 < n; d++) {
-    // Only a full, consecutive week around d (a missing day would unbalance the weekdays).
-    if (dayKeys[d + 3]! - dayKeys[d - 3]! !== 6) continue;
+  const offWeek = new Float64Array(n).fill(Number.NaN);
+  const week = new Float64Array(7);
+  const weekdays = Uint8Array.from(dayKeys, (key) => (((key + 3) % 7) + 7) % 7);
+  const weekday = (d: number) => weekdays[d]!;
+  for (let d = 0; d + 6 < n; d++) {
+    if (weekday(d) !== 0 || dayKeys[d + 6]! - dayKeys[d]! !== 6) continue;
     let length = 0;
-    for (let e = d - 3; e <= d + 3; e++) if (Number.isFinite(levels[e]!)) window[length++] = levels[e]!;
-    if (length === 7 && Number.isFinite(levels[d]!)) offTrend[d] = levels[d]! - medianInPlace(window, 7);
+    for (let e = d; e < d + 7; e++) if (Number.isFinite(levels[e]!)) week[length++] = levels[e]!;
+    if (length < 7) continue;
+    const center = medianInPlace(week, 7);
+    for (let e = d; e < d + 7; e++) offWeek[e] = levels[e]! - center;
   }
-  const scratch = new Float64Array(Math.max(n, 7));
   const effects = new Float64Array(7);
   const counts = new Int32Array(7);
-  const weekday = (d: number) => ((((dayKeys[d]! + 3) % 7) + 7) % 7) as number;
+  const byDay = new Float64Array(n);
   for (let w = 0; w < 7; w++) {
     let length = 0;
-    for (let d = 0; d < n; d++) if (Number.isFinite(offTrend[d]!) && weekday(d) === w) scratch[length++] = offTrend[d]!;
+    for (let d = w; d < n; d++) if (Number.isFinite(offWeek[d]!) && weekday(d) === w) byDay[length++] = offWeek[d]!;
     counts[w] = length;
-    effects[w] = length > 0 ? medianInPlace(scratch, length) : 0;
+    effects[w] = length > 0 ? medianInPlace(byDay, length) : 0;
   }
   for (let w = 0; w < 7; w++) if (counts[w]! < 2) return Number.NaN;
   let length = 0;
-  for (let d = 0; d < n; d++) if (Number.isFinite(offTrend[d]!)) scratch[length++] = offTrend[d]! - effects[weekday(d)]!;
-  return chiSquare(effects, counts, robustSdInPlace(scratch, length));
+  for (let d = 0; d < n; d++) if (Number.isFinite(offWeek[d]!)) byDay[length++] = offWeek[d]! - effects[weekday(d)]!;
+  return chiSquare(effects, counts, robustSdInPlace(byDay, length));
 }
 
 /** Σ (e_p - mean e)² · n_p / (π/2 · s²); infinite when s = 0 but the effects differ. */

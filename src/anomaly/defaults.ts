@@ -1,17 +1,20 @@
 import type { AnomalySettings, Grain } from "./types.js";
 
 /**
- * Band half-width in robust deviations. 4 keeps hourly series (720 buckets a month) near one
- * false alarm a quarter under Gaussian noise (two-sided P(|z| > 4) ≈ 6e-5 a bucket) while still
- * catching the 4+ deviation anomalies the evaluation plants (docs/anomaly-eval.md).
+ * Band half-width in robust deviations of the one-step prediction error, per grain. A month holds
+ * 720 hourly buckets but 30 daily ones, so the same false alarms a month need a wider band hourly:
+ * under calibrated Gaussian errors 4 gives 720 × 6.3e-5 ≈ 0.05 a month hourly and 3 gives
+ * 30 × 2.7e-3 ≈ 0.08 daily. docs/anomaly-eval.md has the recall / false-alarm trade-off measured.
  */
-export const DEFAULT_SENSITIVITY = 4;
+export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 4, day: 3 };
+/** Default sensitivity of freshnessVerdict (robust deviations of the log gaps). */
+export const DEFAULT_FRESHNESS_SENSITIVITY = 4;
 
 /** Defaults per grain: 14 days of hours, 8 weeks of days (the day-of-week profile then has 8 samples). */
 export function defaultAnomalySettings(grain: Grain): Required<AnomalySettings> {
   return grain === "hour"
-    ? { grain, training_buckets: 336, detection_buckets: 24, sensitivity: DEFAULT_SENSITIVITY, seasonality: "auto", min_history: 72, relearn_buckets: 24 }
-    : { grain, training_buckets: 56, detection_buckets: 7, sensitivity: DEFAULT_SENSITIVITY, seasonality: "auto", min_history: 21, relearn_buckets: 4 };
+    ? { grain, training_buckets: 336, detection_buckets: 24, sensitivity: DEFAULT_SENSITIVITY.hour, seasonality: "auto", min_history: 72, relearn_buckets: 24 }
+    : { grain, training_buckets: 56, detection_buckets: 7, sensitivity: DEFAULT_SENSITIVITY.day, seasonality: "auto", min_history: 21, relearn_buckets: 4 };
 }
 
 /** Settings with every optional field filled and every number brought into a usable range. */

@@ -1,5 +1,5 @@
 // freshness_anomaly: is the gap since the newest row longer than the table's own loading cadence allows?
-import { DEFAULT_SENSITIVITY } from "./defaults.js";
+import { DEFAULT_FRESHNESS_SENSITIVITY } from "./defaults.js";
 import { robustSdInPlace } from "./mad.js";
 import { medianInPlace } from "./select.js";
 import type { FreshnessVerdict } from "./types.js";
@@ -30,7 +30,7 @@ const RECURRING_MARGIN = 1.25;
  * Fewer than 5 gaps: { kind: "insufficient_history" }. Gaps only carry no time of day: a loader
  * that pauses every night is not stale at 3 a.m. for the same reason it is not stale at 3 p.m.
  */
-export function freshnessVerdict(loadGapsSeconds: readonly number[], currentGapSeconds: number, sensitivity = DEFAULT_SENSITIVITY): FreshnessVerdict {
+export function freshnessVerdict(loadGapsSeconds: readonly number[], currentGapSeconds: number, sensitivity = DEFAULT_FRESHNESS_SENSITIVITY): FreshnessVerdict {
   const gaps = new Float64Array(loadGapsSeconds.length);
   let count = 0;
   let span = 0;
@@ -40,7 +40,7 @@ export function freshnessVerdict(loadGapsSeconds: readonly number[], currentGapS
     span += gap;
   }
   if (count < MIN_LOAD_GAPS) return { kind: "insufficient_history", gaps: count };
-  const k = Number.isFinite(sensitivity) && sensitivity > 0 ? sensitivity : DEFAULT_SENSITIVITY;
+  const k = Number.isFinite(sensitivity) && sensitivity > 0 ? sensitivity : DEFAULT_FRESHNESS_SENSITIVITY;
   const logs = new Float64Array(count);
   for (let i = 0; i < count; i++) logs[i] = Math.log(gaps[i]!);
   const center = medianInPlace(logs.slice(), count);

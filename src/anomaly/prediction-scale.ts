@@ -31,18 +31,23 @@ export interface ErrorSample {
  * phi solves median(e² / (phi·g² + p)) = median of χ²(1), so that under normal errors the
  * standardized errors have unit variance: with p = 0 this is (1.4826 × median |e/g|)², the MAD
  * estimate without centring (a biased baseline widens the band instead of being ignored). With a
- * Poisson part it is found by a few fixed-point steps on the median ratio. When more than half of
+ * Poisson part it is found by fixed-point steps on the median ratio (three from scratch, one from
+ * `previous`, the last refit's scale, since consecutive windows overlap). When more than half of
  * the errors are 0 it falls back to the mean absolute error (Iglewicz & Hoaglin). `tail` is
  * max(1, q90(|z|) / 1.645): a quantile further out than the MAD, so heavy-tailed noise widens the band.
  * An empty sample gives { phi: NaN, tail: 1 }. `scratch` holds at least `length` entries.
  */
-export function errorScale(sample: ErrorSample, scratch: Float64Array): ErrorScale {
+export function errorScale(sample: ErrorSample, scratch: Float64Array, previous?: ErrorScale): ErrorScale {
   const { error, g2, poisson, length } = sample;
   if (length === 0) return { phi: Number.NaN, tail: 1 };
-  let hasPoisson = false;
-  for (let k = 0; k < length; k++) if (poisson[k]! > 0) hasPoisson = true;
+  let poissonSum = 0;
+  let g2Sum = 0;
+  for (let k = 0; k < length; k++) {
+    poissonSum += poisson[k]!;
+    g2Sum += g2[k]!;
+  }
   let phi: number;
-  if (!hasPoisson) {
+  if (poissonSum === 0) {
     let valid = 0;
     for (let k = 0; k < length; k++) if (g2[k]! > 0) scratch[valid++] = (error[k]! * error[k]!) / g2[k]!;
     phi = valid === 0 ? 0 : medianInPlace(scratch, valid) / CHI2_1_MEDIAN;
@@ -52,13 +57,18 @@ export function errorScale(sample: ErrorSample, scratch: Float64Array): ErrorSca
       phi = ((MEAN_AD_TO_SD * sum) / valid) ** 2;
     }
   } else {
-    for (let k = 0; k < length; k++) scratch[k] = poisson[k]!;
-    const p = medianInPlace(scratch, length);
-    for (let k = 0; k < length; k++) scratch[k] = g2[k]!;
-    const g = medianInPlace(scratch, length);
-    for (let k = 0; k < length; k++) scratch[k] = error[k]! * error[k]!;
-    phi = g > 0 ? Math.max(0, (medianInPlace(scratch, length) / CHI2_1_MEDIAN - p) / g) : 0;
-    for (let step = 0; step < 4 && g > 0; step++) {
+    // Fixed point on the median ratio, started from the previous refit's phi (the window moved a
+    // little), else from median(e²)/0.455 minus the mean Poisson variance; steps use mean g² and p.
+    const p = poissonSum / length;
+    const g = g2Sum / length;
+    let steps = 1;
+    if (previous !== undefined && Number.isFinite(previous.phi)) phi = previous.phi;
+    else {
+      for (let k = 0; k < length; k++) scratch[k] = error[k]! * error[k]!;
+      phi = g > 0 ? Math.max(0, (medianInPlace(scratch, length) / CHI2_1_MEDIAN - p) / g) : 0;
+      steps = 3;
+    }
+    for (let step = 0; step < steps && g > 0; step++) {
       for (let k = 0; k < length; k++) scratch[k] = (error[k]! * error[k]!) / (phi * g2[k]! + poisson[k]!);
       const ratio = medianInPlace(scratch, length) / CHI2_1_MEDIAN;
       phi = Math.max(0, ((phi * g + p) * ratio - p) / g);

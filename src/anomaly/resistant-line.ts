@@ -15,17 +15,21 @@ export interface Line {
  */
 export function resistantLine(xs: ArrayLike<number>, ys: ArrayLike<number>, length: number, scratch: Float64Array): Line {
   if (length <= 0) return { slope: Number.NaN, intercept: Number.NaN };
-  let slope = 0;
-  if (length >= 3) {
-    const third = Math.floor(length / 3);
-    const leftX = medianOf(xs, 0, third, scratch);
-    const leftY = medianOf(ys, 0, third, scratch);
-    const rightX = medianOf(xs, length - third, length, scratch);
-    const rightY = medianOf(ys, length - third, length, scratch);
-    if (rightX > leftX) slope = (rightY - leftY) / (rightX - leftX);
-  }
+  const slope = resistantSlope(xs, ys, length, scratch);
   for (let i = 0; i < length; i++) scratch[i] = ys[i]! - slope * xs[i]!;
   return { slope, intercept: medianInPlace(scratch, length) };
+}
+
+/** The slope of {@link resistantLine} alone (0 below three points, NaN when empty). */
+export function resistantSlope(xs: ArrayLike<number>, ys: ArrayLike<number>, length: number, scratch: Float64Array): number {
+  if (length <= 0) return Number.NaN;
+  if (length < 3) return 0;
+  const third = Math.floor(length / 3);
+  const leftX = medianOf(xs, 0, third, scratch);
+  const leftY = medianOf(ys, 0, third, scratch);
+  const rightX = medianOf(xs, length - third, length, scratch);
+  const rightY = medianOf(ys, length - third, length, scratch);
+  return rightX > leftX ? (rightY - leftY) / (rightX - leftX) : 0;
 }
 
 function medianOf(values: ArrayLike<number>, from: number, to: number, scratch: Float64Array): number {

@@ -22,7 +22,28 @@ export type BucketScore =
  * A non-finite expected value or scale gives { kind: "unscored" }.
  */
 export function scoreBucket(value: number, expected: number, scale: ErrorScale, model: BandModel): BucketScore {
-  if (!Number.isFinite(expected) || !Number.isFinite(scale.phi) || !Number.isFinite(value)) return { kind: "unscored" };
+  const band = newBand();
+  if (!bandInto(band, value, expected, scale, model)) return { kind: "unscored" };
+  const { lower, upper, deviations, side, sd } = band;
+  return { kind: "scored", expected, lower, upper, deviations, side, sd };
+}
+
+/** A reusable result for {@link bandInto}, so the scoring loop allocates nothing per bucket. */
+export interface MutableBand {
+  lower: number;
+  upper: number;
+  deviations: number;
+  side: -1 | 0 | 1;
+  sd: number;
+}
+
+export function newBand(): MutableBand {
+  return { lower: 0, upper: 0, deviations: 0, side: 0, sd: 0 };
+}
+
+/** {@link scoreBucket} into `out`; false (out untouched) when it cannot be scored. */
+export function bandInto(out: MutableBand, value: number, expected: number, scale: ErrorScale, model: BandModel): boolean {
+  if (!Number.isFinite(expected) || !Number.isFinite(scale.phi) || !Number.isFinite(value)) return false;
   const k = model.sensitivity;
   const g = model.relative ? Math.abs(expected) : 1;
   const poisson = model.poisson ? Math.max(expected, 1) : 0;
@@ -36,6 +57,10 @@ export function scoreBucket(value: number, expected: number, scale: ErrorScale, 
   let deviations: number;
   if (value >= expected) deviations = upper > expected ? (k * (value - expected)) / (upper - expected) : 0;
   else deviations = expected > lower ? (-k * (expected - value)) / (expected - lower) : -k * ((expected - value) / sd);
-  const side = value > upper ? 1 : value < lower ? -1 : 0;
-  return { kind: "scored", expected, lower, upper, deviations, side, sd };
+  out.lower = lower;
+  out.upper = upper;
+  out.deviations = deviations;
+  out.side = value > upper ? 1 : value < lower ? -1 : 0;
+  out.sd = sd;
+  return true;
 }

@@ -3,7 +3,7 @@ import { calendarOf, type Calendar } from "./calendar.js";
 import { chooseSeasonality } from "./choose-seasonality.js";
 import { resolveSettings } from "./defaults.js";
 import { errorScale, type ErrorSample, type ErrorScale } from "./prediction-scale.js";
-import { scoreBucket, type BandModel } from "./score-bucket.js";
+import { bandInto, newBand, type BandModel } from "./score-bucket.js";
 import { LevelSmoother, type SmoothingCandidate } from "./level-smoother.js";
 import { createWorkspace, fitBaseline, seasonOf, type BaselineFit, type SeasonMode } from "./seasonal-baseline.js";
 import { MEAN_AD_TO_SD } from "./mad.js";
@@ -15,11 +15,17 @@ import type { AnomalySettings, BucketVerdict, Grain, SeriesInput, SeriesKind, Se
 const LEVEL_BUCKETS: Record<Grain, number> = { hour: 24, day: 7 };
 /** Smoothing candidates tried side by side (level-smoother.ts): from about a month to a few buckets of memory. */
 const CANDIDATES: Record<Grain, readonly SmoothingCandidate[]> = {
-  hour: [...[0.01, 0.03, 0.08, 0.2, 0.4].map((alpha) => ({ alpha, ownTrend: false })), ...[0.02, 0.05, 0.1].map((alpha) => ({ alpha, ownTrend: true }))],
-  day: [...[0.05, 0.12, 0.25, 0.45, 0.7].map((alpha) => ({ alpha, ownTrend: false })), ...[0.1, 0.2, 0.35].map((alpha) => ({ alpha, ownTrend: true }))],
+  hour: [...[0.02, 0.06, 0.2].map((alpha) => ({ alpha, ownTrend: false })), ...[0.04, 0.1].map((alpha) => ({ alpha, ownTrend: true }))],
+  day: [...[0.1, 0.25, 0.5].map((alpha) => ({ alpha, ownTrend: false })), ...[0.15, 0.3].map((alpha) => ({ alpha, ownTrend: true }))],
 };
 /** Huber's clip for level updates, in robust sds of the one-step error (Gelper et al. use 2). */
 const HUBER = 2;
+/**
+ * Buckets between refits of the seasonal profile, trend and band scale. The level follows every
+ * bucket (level-smoother.ts), so the profile only has to keep up with slow change; refitting at
+ * every bucket would cost O(window) each.
+ */
+const REFIT_EVERY: Record<Grain, number> = { hour: 168, day: 7 };
 /** One-step prediction errors needed in the window before buckets are judged (the calibration phase). */
 const MIN_ERRORS: Record<Grain, number> = { hour: 48, day: 14 };
 
@@ -96,12 +102,15 @@ class SeriesRun {
   /** null while calibrating. */
   private scale: ErrorScale | null = null;
   private dirty = true;
+  private fittedAt = -Infinity;
+  private calibrated = 0;
   private inWindow = 0;
   private runStart = -1;
   private runSide = 0;
   private runFeedback = false;
   private runAllZero = true;
   private readonly shifts: number[] = [];
+  private readonly band = newBand();
 
   constructor(private readonly input: RunInput) {
     const { n, y, settings } = input;
@@ -143,15 +152,16 @@ class SeriesRun {
         this.endRun();
         continue;
       }
-      const result = this.scoreAt(i, value);
-      if (result.kind === "unscored") {
+      const expected = this.scoreAt(i, value);
+      if (Number.isNaN(expected)) {
         this.usable[i] = 1;
         this.advanceLevel(i, true);
         this.endRun();
         continue;
       }
+      const result = this.band;
       const flagged = result.side !== 0 && !isFeedback;
-      verdict.expected = result.expected;
+      verdict.expected = expected;
       verdict.lower = result.lower;
       verdict.upper = result.upper;
       verdict.deviations = result.deviations;
@@ -161,7 +171,7 @@ class SeriesRun {
         if (flagged) anomalous++;
       }
       this.usable[i] = flagged ? 0 : 1;
-      this.recordError(i, flagged ? result.expected + (result.side > 0 ? result.upper - result.expected : result.lower - result.expected) : value, result.expected);
+      this.recordError(i, flagged ? (result.side > 0 ? result.upper : result.lower) : value, expected);
       this.advanceLevel(i, !flagged);
       this.track(i, result.side, isFeedback, value);
     }
@@ -177,35 +187,61 @@ class SeriesRun {
     };
   }
 
-  private scoreAt(i: number, value: number) {
+  /** Expected value of bucket i with this.band filled in; NaN when the bucket is not judged. */
+  private scoreAt(i: number, value: number): number {
     const { calendar, settings, space, band, wanted } = this.input;
-    const cycleStart = settings.grain === "hour" ? calendar.hourOfDay[i] === 0 : calendar.dayOfWeek[i] === 0;
-    if (this.dirty || this.fit === null || cycleStart) {
+    // While the window cannot support the seasonality yet, retry once a cycle.
+    const every = this.fit !== null && this.fit.mode !== wanted ? (settings.grain === "hour" ? 24 : 1) : REFIT_EVERY[settings.grain];
+    if (this.dirty || this.fit === null || i - this.fittedAt >= every) {
       const from = Math.max(0, i - settings.training_buckets);
-      this.fit = fitBaseline({ y: this.yAdjusted, usable: this.usable, calendar, grain: settings.grain, from, to: i }, wanted, this.workspace);
+      const window = { y: this.yAdjusted, usable: this.usable, calendar, grain: settings.grain, from, to: i, residualScale: !this.smoother.initialized };
+      const previous = this.fit;
+      this.fit = fitBaseline(window, wanted, this.workspace);
+      if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
+      this.fittedAt = i;
       this.scale = this.currentScale(i);
       this.smoother.choose();
       this.dirty = false;
     }
     // Until the window supports the chosen seasonality, a bucket is not judged (and so trains): a
     // model without the weekly term would flag, and exclude, every weekend it has to learn from.
-    if (this.fit.mode !== wanted) return { kind: "unscored" as const };
+    if (this.fit.mode !== wanted) return Number.NaN;
     if (this.scale === null) return this.calibrate(i, value);
     if (!this.smoother.initialized) this.smoother.start(this.levelAt(i, this.fit), this.fit.slope);
     const predicted = this.smoother.predict(this.fit.slope) + seasonOf(this.fit, calendar, i);
     this.predicted[i] = predicted;
-    return scoreBucket(value, fromFitSpace(space, predicted), this.scale, band);
+    const expected = fromFitSpace(space, predicted);
+    return bandInto(this.band, value, expected, this.scale, band) ? expected : Number.NaN;
   }
 
   /** Calibration: the bucket is predicted and its error recorded, but not judged (it trains). */
-  private calibrate(i: number, value: number): { kind: "unscored" } {
-    const { calendar, space } = this.input;
+  private calibrate(i: number, value: number): number {
+    const { calendar, space, settings } = this.input;
     const fit = this.fit!;
     if (!this.smoother.initialized) this.smoother.start(this.levelAt(i, fit), fit.slope);
     const predicted = this.smoother.predict(fit.slope) + seasonOf(fit, calendar, i);
     this.predicted[i] = predicted;
     this.recordError(i, value, fromFitSpace(space, predicted));
-    return { kind: "unscored" };
+    // Enough errors: refit (and so set the scale) at the next bucket rather than at the next cycle.
+    if (++this.calibrated >= MIN_ERRORS[settings.grain]) this.dirty = true;
+    return Number.NaN;
+  }
+
+  /**
+   * A refit may move the seasonal effects by a constant (they are centred on their median, and the
+   * window moved); the deseasonalized level moves the other way, over the last cycle, so
+   * predictions stay continuous across the refit.
+   */
+  private seasonShift(i: number, before: BaselineFit, after: BaselineFit): number {
+    const { calendar, settings } = this.input;
+    const cycle = LEVEL_BUCKETS[settings.grain];
+    let sum = 0;
+    let count = 0;
+    for (let j = Math.max(0, i - cycle); j < i; j++) {
+      sum += seasonOf(before, calendar, j) - seasonOf(after, calendar, j);
+      count++;
+    }
+    return count > 0 ? sum / count : 0;
   }
 
   /** Moves the level past bucket i; it learns from the bucket only when the bucket may train. */
@@ -251,7 +287,7 @@ class SeriesRun {
       length++;
     }
     sample.length = length;
-    return length >= MIN_ERRORS[settings.grain] ? errorScale(sample, this.scratch) : null;
+    return length >= MIN_ERRORS[settings.grain] ? errorScale(sample, this.scratch, this.scale ?? undefined) : null;
   }
 
   private recordError(i: number, value: number, expected: number): void {

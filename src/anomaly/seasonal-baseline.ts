@@ -1,7 +1,7 @@
 // The baseline fitted on one training window: seasonal effects and trend, in the fit space.
 import type { Calendar } from "./calendar.js";
 import { robustSdInPlace } from "./mad.js";
-import { resistantLine } from "./resistant-line.js";
+import { resistantLine, resistantSlope } from "./resistant-line.js";
 import { medianInPlace } from "./select.js";
 import type { Grain } from "./types.js";
 
@@ -16,7 +16,7 @@ export interface BaselineFit {
   dayOfWeek: Float64Array;
   /** Trend per bucket (Tukey's resistant line through the deseasonalized window). */
   slope: number;
-  /** Robust sd of the residuals within each day (hourly) or week (daily); NaN if too few. */
+  /** Robust sd of the residuals within each day (hourly) or week (daily); NaN if too few or not asked for. */
   residualScale: number;
 }
 
@@ -28,6 +28,8 @@ export interface FitWindow {
   grain: Grain;
   from: number;
   to: number;
+  /** Compute residualScale (costs two selections over the window; only needed before any prediction error exists). */
+  residualScale?: boolean;
 }
 
 /** Scratch buffers sized for one training window, reused across fits. */
@@ -66,7 +68,7 @@ export function seasonOf(fit: BaselineFit, calendar: Calendar, j: number): numbe
 
 /**
  * Median polish (Tukey) of the window laid out as cycles × phases: rows are days (hourly) or weeks
- * (daily), columns the hour of day or the day of week; two sweeps. Hourly weekly adds a day-of-week
+ * (daily), columns the hour of day or the day of week; rows, columns, rows again. Hourly weekly adds a day-of-week
  * effect: the median, per weekday, of each day's level off a resistant line through the day levels.
  * The trend is a resistant line through the deseasonalized values. Robust throughout: a third of a
  * column may be outliers without moving its effect.
@@ -79,32 +81,51 @@ export function fitBaseline(window: FitWindow, wanted: SeasonMode, ws: Workspace
   const rows = ws.rows;
   const { index, segment, a, rowValue } = ws;
 
-  // Rows first: each cycle's median level.
-  rowMedians(y, ws, count, rows, null, null);
   let mode: SeasonMode = wanted;
   if (grain === "day" && mode === "daily") mode = "none";
+  // Cheap checks first: a window that cannot carry the term downgrades before any median is taken.
+  if (mode === "weekly" && !coversWeek(window, ws, count)) mode = grain === "hour" ? "daily" : "none";
+  if (mode === "daily" && rows < 2) mode = "none";
+
+  // Rows first: each cycle's median level.
+  rowMedians(y, ws, count, rows, null, null);
   const columns = grain === "hour" ? (mode === "none" ? null : fit.hourOfDay) : mode === "weekly" ? fit.dayOfWeek : null;
+  if (columns === null) fit.mode = mode;
   const phaseOf = grain === "hour" ? calendar.hourOfDay : calendar.dayOfWeek;
   if (columns !== null) {
     const enough = columnEffects(y, ws, count, phaseOf, columns);
     if (!enough && grain === "day") mode = "none";
     if (!enough && grain === "hour" && rows < 2) mode = "none";
     if (mode === "none") columns.fill(0);
-    else {
-      rowMedians(y, ws, count, rows, columns, phaseOf);
-      columnEffects(y, ws, count, phaseOf, columns);
-    }
+    // One more row sweep: row levels free of the profile, unbiased where some phases were excluded.
+    else rowMedians(y, ws, count, rows, columns, phaseOf);
   }
   if (grain === "hour" && mode === "weekly" && !weekdayEffects(ws, fit.dayOfWeek)) mode = "daily";
   fit.mode = mode;
 
-  // Trend through the deseasonalized values (x = bucket index).
-  for (let k = 0; k < count; k++) {
-    const j = index[k]!;
-    a[k] = j;
-    ws.b[k] = y[j]! - seasonOf(fit, calendar, j);
+  // Trend through the deseasonalized values (x = bucket index); hourly through the day levels
+  // (days with at least 6 usable hours, at their middle hour), 14 points instead of 336.
+  if (grain === "hour" && mode !== "none") {
+    let days = 0;
+    let k = 0;
+    for (let r = 0; r < rows; r++) {
+      const first = index[k]!;
+      k += ws.rowCount[r]!;
+      if (ws.rowCount[r]! < 6 || !Number.isFinite(rowValue[r]!)) continue;
+      a[days] = (first + index[k - 1]!) / 2;
+      ws.b[days] = rowValue[r]! - fit.dayOfWeek[calendar.dayOfWeek[first]!]!;
+      days++;
+    }
+    fit.slope = days >= 3 ? resistantSlope(a, ws.b, days, ws.c) : 0;
+  } else {
+    for (let k = 0; k < count; k++) {
+      const j = index[k]!;
+      a[k] = j;
+      ws.b[k] = y[j]! - seasonOf(fit, calendar, j);
+    }
+    fit.slope = resistantSlope(a, ws.b, count, ws.c);
   }
-  fit.slope = resistantLine(a, ws.b, count, ws.c).slope;
+  if (window.residualScale !== true) return fit;
 
   // Residuals within each cycle (row level includes the weekday effect).
   const colArray = columns ?? fit.hourOfDay;
@@ -114,6 +135,26 @@ export function fitBaseline(window: FitWindow, wanted: SeasonMode, ws: Workspace
   }
   fit.residualScale = robustSdInPlace(a, count);
   return fit;
+}
+
+/**
+ * Weekly needs every weekday: hourly, one day with at least 6 usable hours of each (and 7 such
+ * days); daily, two usable days of each.
+ */
+function coversWeek(window: FitWindow, ws: Workspace, count: number): boolean {
+  const seen = new Int32Array(7);
+  const { calendar, grain } = window;
+  if (grain === "hour") {
+    let k = 0;
+    for (let r = 0; r < ws.rows; r++) {
+      const j = ws.index[k]!;
+      if (ws.rowCount[r]! >= 6) seen[calendar.dayOfWeek[j]!]!++;
+      k += ws.rowCount[r]!;
+    }
+  } else for (let k = 0; k < count; k++) seen[calendar.dayOfWeek[ws.index[k]!]!]!++;
+  const needed = grain === "hour" ? 1 : 2;
+  for (let w = 0; w < 7; w++) if (seen[w]! < needed) return false;
+  return true;
 }
 
 /** Usable indices of the window into ws.index, their row into ws.segment, rows into ws.rowKey/rowCount/rows; returns the count. */
