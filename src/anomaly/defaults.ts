@@ -3,10 +3,11 @@ import type { AnomalySettings, Grain } from "./types.js";
 /**
  * Band half-width in robust deviations of the one-step prediction error, per grain. A month holds
  * 720 hourly buckets but 30 daily ones, so the same false alarms a month need a wider band hourly:
- * under calibrated Gaussian errors 4 gives 720 × 6.3e-5 ≈ 0.05 a month hourly and 3 gives
- * 30 × 2.7e-3 ≈ 0.08 daily. docs/anomaly-eval.md has the recall / false-alarm trade-off measured.
+ * under calibrated Gaussian errors 3.5 gives 720 × 4.7e-4 ≈ 0.3 a month hourly and 3 gives
+ * 30 × 2.7e-3 ≈ 0.08 daily (heavier tails widen the band by themselves: prediction-scale.ts).
+ * docs/anomaly-eval.md measures the recall / false-alarm trade-off at 3 to 4.5.
  */
-export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 4, day: 3 };
+export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 3.5, day: 3 };
 /** Default sensitivity of freshnessVerdict (robust deviations of the log gaps). */
 export const DEFAULT_FRESHNESS_SENSITIVITY = 4;
 

@@ -4,8 +4,14 @@ import { medianInPlace, quantileInPlace } from "./select.js";
 
 /** Median of a chi-square with one degree of freedom: median(e²) = this × σ² for normal errors. */
 const CHI2_1_MEDIAN = 0.454936423119572;
-/** Φ⁻¹(0.95): the 90th percentile of |z| for standard normal z. */
-const Z_ABS_Q90 = 1.6448536269514722;
+/** Quantiles of |z| for standard normal z at p = 0.90 .. 0.98 (Φ⁻¹((1 + p) / 2)), linearly interpolated. */
+const ABS_NORMAL = [1.6449, 1.6954, 1.7507, 1.8119, 1.8808, 1.96, 2.0537, 2.1701, 2.3263];
+function normalAbsQuantile(p: number): number {
+  const position = Math.min(8, Math.max(0, (p - 0.9) * 100));
+  const low = Math.floor(position);
+  const high = Math.min(8, low + 1);
+  return ABS_NORMAL[low]! + (position - low) * (ABS_NORMAL[high]! - ABS_NORMAL[low]!);
+}
 
 /**
  * Error variance model: Var(e) = phi · g² + p, with g = the expected value (relative noise) or 1
@@ -34,7 +40,9 @@ export interface ErrorSample {
  * Poisson part it is found by fixed-point steps on the median ratio (three from scratch, one from
  * `previous`, the last refit's scale, since consecutive windows overlap). When more than half of
  * the errors are 0 it falls back to the mean absolute error (Iglewicz & Hoaglin). `tail` is
- * max(1, q90(|z|) / 1.645): a quantile further out than the MAD, so heavy-tailed noise widens the band.
+ * max(1, q_p(|z|) / Φ⁻¹((1 + p) / 2)) at the farthest quantile p in [0.90, 0.98] that leaves ten
+ * errors beyond it: further out than the MAD, so heavy-tailed noise widens the band, and the
+ * tail of an hourly window (336 errors) is read at its 97th percentile.
  * An empty sample gives { phi: NaN, tail: 1 }. `scratch` holds at least `length` entries.
  */
 export function errorScale(sample: ErrorSample, scratch: Float64Array, previous?: ErrorScale): ErrorScale {
@@ -79,6 +87,8 @@ export function errorScale(sample: ErrorSample, scratch: Float64Array, previous?
     const variance = phi * g2[k]! + poisson[k]!;
     if (variance > 0) scratch[standardized++] = Math.abs(error[k]!) / Math.sqrt(variance);
   }
-  const q90 = quantileInPlace(scratch, standardized, 0.9);
-  return { phi, tail: Number.isFinite(q90) ? Math.max(1, q90 / Z_ABS_Q90) : 1 };
+  // The farthest quantile the sample estimates well: ten errors beyond it.
+  const p = Math.min(0.98, Math.max(0.9, 1 - 10 / Math.max(1, standardized)));
+  const q = quantileInPlace(scratch, standardized, p);
+  return { phi, tail: Number.isFinite(q) ? Math.max(1, q / normalAbsQuantile(p)) : 1 };
 }
