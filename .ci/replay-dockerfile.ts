@@ -19,7 +19,19 @@
 // - USER, CMD, HEALTHCHECK: used to start and probe the result.
 // Install steps need the npm registry; only the start runs without network.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, chownSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -126,7 +138,10 @@ function parseEnv(text: string): [string, string][] {
 }
 
 function substitute(text: string, vars: Map<string, string>): string {
-  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, a?: string, b?: string) => vars.get((a ?? b)!) ?? whole);
+  return text.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (whole, a?: string, b?: string) => vars.get((a ?? b)!) ?? whole,
+  );
 }
 
 function flag(instruction: Instruction, name: string): string | undefined {
@@ -252,7 +267,18 @@ function copy(stage: BuiltStage, instruction: Instruction, built: Map<string, Bu
   }
 }
 
-const REGISTRY_ACCESS = ["HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "no_proxy", "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "npm_config_registry"];
+const REGISTRY_ACCESS = [
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+  "NODE_EXTRA_CA_CERTS",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "npm_config_registry",
+];
 
 function run(stage: BuiltStage, instruction: Instruction, nodeBin: string): void {
   const env: Record<string, string> = {
@@ -263,8 +289,14 @@ function run(stage: BuiltStage, instruction: Instruction, nodeBin: string): void
   for (const key of REGISTRY_ACCESS) if (process.env[key]) env[key] = process.env[key]!;
   for (const [key, value] of stage.env) env[key] = mapValue(stage, value);
   for (const mount of instruction.flags.filter((f) => f.startsWith("--mount="))) {
-    const fields = new Map(mount.slice("--mount=".length).split(",").map((kv) => splitAssignment(kv) as [string, string]));
-    if (fields.get("type") !== "cache" || fields.get("target") !== "/root/.npm") fail(`line ${instruction.line}: only npm's cache mount is replayed (${mount})`);
+    const fields = new Map(
+      mount
+        .slice("--mount=".length)
+        .split(",")
+        .map((kv) => splitAssignment(kv) as [string, string]),
+    );
+    if (fields.get("type") !== "cache" || fields.get("target") !== "/root/.npm")
+      fail(`line ${instruction.line}: only npm's cache mount is replayed (${mount})`);
     env.npm_config_cache = hostNpmCache;
   }
   mkdirSync(env.HOME!, { recursive: true });
@@ -295,7 +327,9 @@ function replayStage(definition: Stage, args: Map<string, string>, built: Map<st
   const image = parent ? baseImages.get(parent.name)! : from;
   baseImages.set(definition.name, image);
   const nodeBin = nodeFor(image);
-  log(`[${stage.name}] FROM ${from}${parent ? "" : ` (Node ${spawnSync(path.join(nodeBin, "node"), ["--version"], { encoding: "utf8" }).stdout.trim()})`}`);
+  log(
+    `[${stage.name}] FROM ${from}${parent ? "" : ` (Node ${spawnSync(path.join(nodeBin, "node"), ["--version"], { encoding: "utf8" }).stdout.trim()})`}`,
+  );
   const vars = new Map(args);
   for (const instruction of definition.instructions) {
     const text = substitute(instruction.args, new Map([...vars, ...stage.env]));
@@ -446,7 +480,9 @@ async function checkAndStart(result: BuiltStage, app: string): Promise<void> {
     if (existsSync(path.join(modules, absent))) fail(`the image's node_modules contains ${absent}`);
   }
   const bytes = duBytes(modules);
-  log(`production node_modules: ${(bytes / 1024 / 1024).toFixed(1)} MB (${bytes} bytes); image app directory: ${(duBytes(app) / 1024 / 1024).toFixed(1)} MB`);
+  log(
+    `production node_modules: ${(bytes / 1024 / 1024).toFixed(1)} MB (${bytes} bytes); image app directory: ${(duBytes(app) / 1024 / 1024).toFixed(1)} MB`,
+  );
 
   await startInNamespace(result);
   log(`image replay passed in ${Math.round((Date.now() - started) / 1000)} s`);

@@ -17,7 +17,11 @@ export interface BenchQuery {
   read(row: Row, findings: Findings): void;
 }
 
-const quoteTable = (table: string) => table.split(".").map((p) => q(p)).join(".");
+const quoteTable = (table: string) =>
+  table
+    .split(".")
+    .map((p) => q(p))
+    .join(".");
 const num = (value: unknown): number => Number(value ?? Number.NaN);
 const unix = (expression: string) => `toUInt64(toUnixTimestamp(${expression}))`;
 const where = (...conditions: (string | null)[]) => {
@@ -32,7 +36,11 @@ export function perTestQueries(checks: Check[]): BenchQuery[] {
     const id = `t${i + 1}`;
     switch (check.kind) {
       case "rows":
-        return { id, sql: `SELECT count() AS v${from}${where(check.filter, check.probe)}`, read: (row, f) => void f.set(check.key, num(row.v)) };
+        return {
+          id,
+          sql: `SELECT count() AS v${from}${where(check.filter, check.probe)}`,
+          read: (row, f) => void f.set(check.key, num(row.v)),
+        };
       case "total":
         return { id, sql: `SELECT count() AS v${from}${where(check.filter)}`, read: (row, f) => void f.set(check.key, num(row.v)) };
       case "duplicates": {
@@ -55,7 +63,10 @@ class Aggregate {
   private readonly aliases = new Map<string, string>();
   private readonly readers: ((row: Row, findings: Findings) => void)[] = [];
 
-  constructor(readonly table: string, readonly filter: string | null) {}
+  constructor(
+    readonly table: string,
+    readonly filter: string | null,
+  ) {}
 
   column(expression: string): string {
     let alias = this.aliases.get(expression);

@@ -73,7 +73,13 @@ export function shopMetrics(db: string): Record<string, MetricSpec[]> {
       { dimensions: [{ name: "status", column: "status" }] },
       { dimensions: [{ name: "segment", column: "segment", table: t("customers") }], joins: [customersJoin] },
       { dimensions: [{ name: "category", column: "category", table: t("products") }], joins: [productsJoin] },
-      { dimensions: [{ name: "country", column: "country", table: t("customers") }, { name: "channel", column: "channel" }], joins: [customersJoin] },
+      {
+        dimensions: [
+          { name: "country", column: "country", table: t("customers") },
+          { name: "channel", column: "channel" },
+        ],
+        joins: [customersJoin],
+      },
     ],
   );
   const customers = family(
@@ -98,7 +104,10 @@ export function shopMetrics(db: string): Record<string, MetricSpec[]> {
     { timestamp: "created_at", freshness: "6h" },
     [undefined, "reason = 'damaged'"],
     [sum("amount"), rows, avg("amount"), max("amount")],
-    [{ dimensions: [{ name: "reason", column: "reason" }] }, { dimensions: [{ name: "channel", column: "channel", table: t("orders") }], joins: [ordersJoin] }],
+    [
+      { dimensions: [{ name: "reason", column: "reason" }] },
+      { dimensions: [{ name: "channel", column: "channel", table: t("orders") }], joins: [ordersJoin] },
+    ],
   );
   const sessions = family(
     "sessions",
@@ -106,7 +115,10 @@ export function shopMetrics(db: string): Record<string, MetricSpec[]> {
     { timestamp: "started_at", freshness: "1h" },
     [undefined, "device = 'mobile'"],
     [rows, distinct("customer_id"), sum("page_views"), avg("duration_seconds")],
-    [{ dimensions: [{ name: "device", column: "device" }] }, { dimensions: [{ name: "segment", column: "segment", table: t("customers") }], joins: [customersJoin] }],
+    [
+      { dimensions: [{ name: "device", column: "device" }] },
+      { dimensions: [{ name: "segment", column: "segment", table: t("customers") }], joins: [customersJoin] },
+    ],
   );
   const inventory = family(
     "inventory",
@@ -114,7 +126,10 @@ export function shopMetrics(db: string): Record<string, MetricSpec[]> {
     { timestamp: "snapshot_at", freshness: "1d" },
     [undefined],
     [sum("quantity"), rows, min("quantity")],
-    [{ dimensions: [{ name: "warehouse", column: "warehouse" }] }, { dimensions: [{ name: "category", column: "category", table: t("products") }], joins: [productsJoin] }],
+    [
+      { dimensions: [{ name: "warehouse", column: "warehouse" }] },
+      { dimensions: [{ name: "category", column: "category", table: t("products") }], joins: [productsJoin] },
+    ],
   );
   const derived: MetricSpec[] = [
     { name: "revenue_per_order", kind: "derived", inputs: ["orders_total_amount_f1", "orders_rows_f1"] },
@@ -122,7 +137,15 @@ export function shopMetrics(db: string): Record<string, MetricSpec[]> {
     { name: "sessions_per_customer", kind: "derived", inputs: ["sessions_rows_f0", "customers_rows_f0"] },
     { name: "stock_cover", kind: "derived", inputs: ["inventory_total_quantity_f0", "orders_total_quantity_f0"] },
   ];
-  return { "orders.yaml": orders, "customers.yaml": customers, "products.yaml": products, "refunds.yaml": refunds, "sessions.yaml": sessions, "inventory.yaml": inventory, "derived.yaml": derived };
+  return {
+    "orders.yaml": orders,
+    "customers.yaml": customers,
+    "products.yaml": products,
+    "refunds.yaml": refunds,
+    "sessions.yaml": sessions,
+    "inventory.yaml": inventory,
+    "derived.yaml": derived,
+  };
 }
 
 /** Writes one YAML file per entry; returns the number of metrics written. */

@@ -35,13 +35,28 @@ export function shopSizes(orders: number): ShopSizes {
 
 export const SHOP_COLUMNS: TableColumns = {
   orders: {
-    id: "UInt64", customer_id: "UInt32", product_id: "UInt32", status: "String", channel: "String",
-    amount: "Nullable(Float64)", discount: "Float64", quantity: "UInt32", shipping_cost: "Float32", created_at: "DateTime",
+    id: "UInt64",
+    customer_id: "UInt32",
+    product_id: "UInt32",
+    status: "String",
+    channel: "String",
+    amount: "Nullable(Float64)",
+    discount: "Float64",
+    quantity: "UInt32",
+    shipping_cost: "Float32",
+    created_at: "DateTime",
   },
   customers: { id: "UInt32", country: "Nullable(String)", segment: "String", lifetime_value: "Float64", signed_up_at: "DateTime" },
   products: { id: "UInt32", category: "String", brand: "String", price: "Float64", unit_cost: "Float64" },
   refunds: { id: "UInt64", order_id: "UInt64", amount: "Float64", reason: "String", created_at: "DateTime" },
-  sessions: { id: "UInt64", customer_id: "Nullable(UInt32)", device: "String", page_views: "UInt32", duration_seconds: "Float64", started_at: "DateTime" },
+  sessions: {
+    id: "UInt64",
+    customer_id: "Nullable(UInt32)",
+    device: "String",
+    page_views: "UInt32",
+    duration_seconds: "Float64",
+    started_at: "DateTime",
+  },
   inventory: { id: "UInt32", product_id: "UInt32", warehouse: "String", quantity: "Int32", snapshot_at: "DateTime" },
 };
 
@@ -52,7 +67,9 @@ function every(n: number, offset = 0): string {
 }
 
 export function createTable(db: string, table: string, columns: Record<string, string>): string {
-  const list = Object.entries(columns).map(([name, type]) => `${quoteIdentifier(name)} ${type}`).join(", ");
+  const list = Object.entries(columns)
+    .map(([name, type]) => `${quoteIdentifier(name)} ${type}`)
+    .join(", ");
   return `CREATE TABLE ${quoteIdentifier(db)}.${quoteIdentifier(table)} (${list}) ENGINE = MergeTree() ORDER BY id`;
 }
 

@@ -43,7 +43,8 @@ export async function openBenchWarehouse(timeoutSeconds: number): Promise<BenchW
     exec,
     async version() {
       const rows = await warehouse.query("SELECT version() AS v", { queryId: `bench-version-${Date.now()}` });
-      return String(rows[0]?.v ?? "unknown");
+      const version = rows[0]?.v;
+      return typeof version === "string" ? version : "unknown";
     },
     async close() {
       await warehouse.close();

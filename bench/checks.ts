@@ -48,7 +48,10 @@ function condition(test: InferredTest, schema: Schema): string | null {
       // Keys of different types need a conversion on 18.16 (the planner adds one); the bench's tables avoid that.
       const base = (t: string) => t.replace(/^Nullable\((.*)\)$/, "$1");
       if (base(type) !== base(schema[dim.table]?.[dim.column] ?? "")) throw new Error(`bench: join key types differ in ${test.key}`);
-      const notIn = `${c} NOT IN (SELECT ${q(dim.column)} FROM ${dim.table.split(".").map((p) => q(p)).join(".")})`;
+      const notIn = `${c} NOT IN (SELECT ${q(dim.column)} FROM ${dim.table
+        .split(".")
+        .map((p) => q(p))
+        .join(".")})`;
       return isNullable(type) ? `${c} IS NOT NULL AND ${notIn}` : notIn;
     }
     case "timestamp_not_future":
@@ -69,7 +72,12 @@ export function checksFor(tests: InferredTest[], schema: Schema): Check[] {
         checks.set(test.key, { ...base, kind: "total" });
         break;
       case "duplicate_keys":
-        checks.set(test.key, { ...base, kind: "duplicates", column: ref!.column, nullable: isNullable(schema[ref!.table]?.[ref!.column] ?? "") });
+        checks.set(test.key, {
+          ...base,
+          kind: "duplicates",
+          column: ref!.column,
+          nullable: isNullable(schema[ref!.table]?.[ref!.column] ?? ""),
+        });
         break;
       case "staleness":
         checks.set(test.key, { ...base, kind: "stale", column: ref!.column, maxSeconds: test.probe.maxSeconds });

@@ -33,7 +33,9 @@ async function main(): Promise<number> {
     if (options.keep) progress(`keeping database ${db} (--keep)`);
     else {
       progress(`dropping database ${db}`);
-      await bench.exec(`DROP DATABASE IF EXISTS ${quoteIdentifier(db)}`).catch((error: unknown) => progress(`could not drop ${db}: ${(error as Error).message}`));
+      await bench
+        .exec(`DROP DATABASE IF EXISTS ${quoteIdentifier(db)}`)
+        .catch((error: unknown) => progress(`could not drop ${db}: ${(error as Error).message}`));
     }
     await bench.close().catch(() => {});
     await rm(workDir, { recursive: true, force: true });

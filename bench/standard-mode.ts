@@ -28,7 +28,9 @@ const LABELS: Record<Method, string> = {
 
 export async function seedShop(bench: BenchWarehouse, db: string, rows: number): Promise<void> {
   const sizes = shopSizes(rows);
-  progress(`creating ${db}: ${Object.entries(sizes).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`);
+  progress(
+    `creating ${db}: ${(Object.entries(sizes) as [string, number][]).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`,
+  );
   const started = performance.now();
   for (const statement of shopStatements(db, sizes)) await bench.exec(statement);
   progress(`data ready in ${formatMs(performance.now() - started)}`);
@@ -49,15 +51,20 @@ export async function runStandard(bench: BenchWarehouse, options: BenchOptions, 
     c: handQueries(checks, "table"),
     c_group: handQueries(checks, "group"),
   };
-  progress(`catalogue: ${written} metrics written, ${snapshot.metrics.length} loaded, ${snapshot.tests.length} tests, ${checks.length} distinct table checks, ${tables.size} tables, ${tableGroups(checks)} (table, filter) groups`);
+  progress(
+    `catalogue: ${written} metrics written, ${snapshot.metrics.length} loaded, ${snapshot.tests.length} tests, ${checks.length} distinct table checks, ${tables.size} tables, ${tableGroups(checks)} (table, filter) groups`,
+  );
 
   const run = async (method: Method): Promise<Timed> =>
-    method === "a" ? runService(snapshot, bench.warehouse, options.concurrency) : runQueries(bench.warehouse, queries[method], options.concurrency, method);
+    method === "a"
+      ? runService(snapshot, bench.warehouse, options.concurrency)
+      : runQueries(bench.warehouse, queries[method], options.concurrency, method);
 
   progress("warm-up run of every method (untimed), checking that they agree");
   const warm = await runService(snapshot, bench.warehouse, options.concurrency);
   const problems: string[] = [];
-  for (const method of ["b", "c", "c_group"] as const) problems.push(...disagreements(`${method} vs a`, (await run(method)).findings, warm.findings));
+  for (const method of ["b", "c", "c_group"] as const)
+    problems.push(...disagreements(`${method} vs a`, (await run(method)).findings, warm.findings));
   if (warm.counts.total - warm.counts.schema !== scannedTables(checks)) {
     problems.push(`service sent ${warm.counts.total - warm.counts.schema} table queries for ${scannedTables(checks)} tables`);
   }
@@ -83,7 +90,7 @@ export async function runStandard(bench: BenchWarehouse, options: BenchOptions, 
   const byStatus = (status: string) => warm.statuses.filter((s) => s.status === status).length;
   const out = [
     `warehouse: ${bench.label}, ClickHouse ${await bench.version()}`,
-    `data: ${Object.entries(shopSizes(options.rows)).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`,
+    `data: ${(Object.entries(shopSizes(options.rows)) as [string, number][]).map(([t, n]) => `${t} ${n.toLocaleString("en-US")}`).join(", ")} rows`,
     `catalogue: ${snapshot.metrics.length} metrics over ${tables.size} tables, ${snapshot.tests.length} tests (${checks.length} distinct table checks, ${tableGroups(checks)} (table, filter) groups)`,
     `findings: ${failing.length} failing tests; metrics ${byStatus("healthy")} healthy, ${byStatus("degraded")} degraded, ${byStatus("unreliable")} unreliable`,
     loadLine(),
@@ -101,7 +108,9 @@ export async function runStandard(bench: BenchWarehouse, options: BenchOptions, 
     `b/c  = ${(med.b / med.c).toFixed(2)} (diagnostic: the b/a any one-pass-per-table scan could reach here)`,
     "slowest queries of (a) in its last run (wall time under concurrency):",
     ...slowest(lastA.counts.timings, 4),
-    problems.length === 0 ? "agreement: all methods found the same counts for every check" : `DISAGREEMENT (${problems.length}):\n  ${problems.join("\n  ")}`,
+    problems.length === 0
+      ? "agreement: all methods found the same counts for every check"
+      : `DISAGREEMENT (${problems.length}):\n  ${problems.join("\n  ")}`,
   ];
   process.stdout.write(`${out.join("\n")}\n`);
   return problems.length === 0;

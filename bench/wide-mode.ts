@@ -13,8 +13,15 @@ import { perTestQueries } from "./baselines.js";
 import { disagreements, formatMs, loadLine, median, runQueries, runService } from "./run-methods.js";
 
 const COLUMNS: Record<string, string> = {
-  id: "UInt64", parent_id: "UInt64", kind: "String", label: "String", amount: "Nullable(Float64)",
-  qty: "UInt32", price: "Float64", score: "Float32", ts: "DateTime",
+  id: "UInt64",
+  parent_id: "UInt64",
+  kind: "String",
+  label: "String",
+  amount: "Nullable(Float64)",
+  qty: "UInt32",
+  price: "Float64",
+  score: "Float32",
+  ts: "DateTime",
 };
 
 export const MEASURES: MeasureSpec[] = [
@@ -92,7 +99,9 @@ export async function runWide(bench: BenchWarehouse, options: BenchOptions, db: 
   const groups = tableGroups(checks);
   const scanned = scannedTables(checks);
   const tables = new Set(snapshot.metrics.map((m) => m.table)).size;
-  progress(`catalogue: ${snapshot.metrics.length} metrics over ${tables} tables, ${snapshot.tests.length} tests, ${checks.length} distinct table checks, ${groups} (table, filter) groups in ${scanned} tables (loaded in ${formatMs(loadMs)})`);
+  progress(
+    `catalogue: ${snapshot.metrics.length} metrics over ${tables} tables, ${snapshot.tests.length} tests, ${checks.length} distinct table checks, ${groups} (table, filter) groups in ${scanned} tables (loaded in ${formatMs(loadMs)})`,
+  );
 
   const problems: string[] = [];
   const times: number[] = [];
@@ -106,12 +115,16 @@ export async function runWide(bench: BenchWarehouse, options: BenchOptions, db: 
     if (run.counts.schema !== 1) problems.push(`run ${rep}: ${run.counts.schema} schema queries, expected 1`);
     if (rep > 0) times.push(run.ms); // run 0 is the warm-up
     runs.push(run);
-    progress(`${rep === 0 ? "warm-up" : `rep ${rep}/${options.reps}`}: ${formatMs(run.ms)}, ${run.counts.total} warehouse queries (${tableQueries} table + ${run.counts.schema} schema)`);
+    progress(
+      `${rep === 0 ? "warm-up" : `rep ${rep}/${options.reps}`}: ${formatMs(run.ms)}, ${run.counts.total} warehouse queries (${tableQueries} table + ${run.counts.schema} schema)`,
+    );
     // For scale: the same checks as one query each (dbt style), also untimed on the warm-up.
     const baseline = await runQueries(bench.warehouse, perTest, options.concurrency, "wide-b");
     if (rep > 0) perTestTimes.push(baseline.ms);
     else problems.push(...disagreements("one query per test vs scan", baseline.findings, run.findings));
-    progress(`${rep === 0 ? "warm-up" : `rep ${rep}/${options.reps}`} one query per test: ${formatMs(baseline.ms)}, ${perTest.length} queries`);
+    progress(
+      `${rep === 0 ? "warm-up" : `rep ${rep}/${options.reps}`} one query per test: ${formatMs(baseline.ms)}, ${perTest.length} queries`,
+    );
   }
   const last = runs[runs.length - 1]!;
   const failing = last.results.filter((r) => r.status === "failing").length;

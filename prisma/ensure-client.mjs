@@ -15,5 +15,8 @@ const mtime = (file) => {
 };
 const generated = mtime("src/generated/prisma/client.ts");
 if (generated < 0 || generated < mtime("prisma/schema.prisma") || generated < mtime("prisma.config.ts")) {
-  execFileSync(process.execPath, [path.join(root, "node_modules", "prisma", "build", "index.js"), "generate"], { cwd: root, stdio: "inherit" });
+  execFileSync(process.execPath, [path.join(root, "node_modules", "prisma", "build", "index.js"), "generate"], {
+    cwd: root,
+    stdio: "inherit",
+  });
 }

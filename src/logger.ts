@@ -25,7 +25,8 @@ export function serializeError(error: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = { type: error.name, message: error.message };
   // Own data fields (code, kind, clickhouseCode...): short values only.
   for (const [key, value] of Object.entries(error)) {
-    if (key !== "cause" && key !== "name" && (typeof value === "string" || typeof value === "number" || typeof value === "boolean")) out[key] = value;
+    if (key !== "cause" && key !== "name" && (typeof value === "string" || typeof value === "number" || typeof value === "boolean"))
+      out[key] = value;
   }
   const frames = framesOf(error);
   if (frames) out.stack = frames;

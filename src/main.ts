@@ -52,7 +52,13 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   for (const error of snapshot.errors) logger.warn({ file: error.file, metric: error.metric }, error.message);
   for (const warning of snapshot.warnings) logger.warn({ file: warning.file }, warning.message);
   logger.info(
-    { metrics: snapshot.metrics.length, tests: snapshot.tests.length, errors: snapshot.errors.length, warnings: snapshot.warnings.length, ms: compileMs },
+    {
+      metrics: snapshot.metrics.length,
+      tests: snapshot.tests.length,
+      errors: snapshot.errors.length,
+      warnings: snapshot.warnings.length,
+      ms: compileMs,
+    },
     "catalogue compiled",
   );
 
@@ -119,7 +125,12 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
 
   // Ready = accepting (started, not shutting down) and the store answers; see health/readiness.ts.
   let accepting = false;
-  const readiness = createReadiness({ store, warehouses, isAccepting: () => accepting, onCheck: (report) => metrics.setDependencies(report) });
+  const readiness = createReadiness({
+    store,
+    warehouses,
+    isAccepting: () => accepting,
+    onCheck: (report) => metrics.setDependencies(report),
+  });
   const app = createHttpApp({
     services: {
       validation: createValidationService({ getSnapshot, scanService }),

@@ -8,7 +8,9 @@ import { postgresBinDir } from "./helpers/private-postgres.js";
 const onPath = (command: string) => spawnSync(command, ["--version"], { stdio: "ignore" }).status === 0;
 // 18.16's clickhouse-server has no --version; look for the binary where .ci/start-clickhouse.sh does.
 const hasClickHouseServer = () =>
-  spawnSync("sh", ["-c", "command -v clickhouse-server"], { stdio: "ignore" }).status === 0 || existsSync("/usr/sbin/clickhouse-server") || existsSync("/usr/bin/clickhouse-server");
+  spawnSync("sh", ["-c", "command -v clickhouse-server"], { stdio: "ignore" }).status === 0 ||
+  existsSync("/usr/sbin/clickhouse-server") ||
+  existsSync("/usr/bin/clickhouse-server");
 
 export function ciMissing(env: NodeJS.ProcessEnv = process.env): string[] {
   const missing: string[] = [];
@@ -24,6 +26,8 @@ export default function setup(): void {
   if (!process.env.CI) return;
   const missing = ciMissing();
   if (missing.length > 0) {
-    throw new Error(`CI is set, so no suite may skip, but these are missing: ${missing.join("; ")}. Provide them (see .ci/run) or unset CI.`);
+    throw new Error(
+      `CI is set, so no suite may skip, but these are missing: ${missing.join("; ")}. Provide them (see .ci/run) or unset CI.`,
+    );
   }
 }

@@ -11,7 +11,7 @@ for (const [urlPath, { type, body }] of Object.entries(bodies)) {
   const route = urlPath.split("?")[0]!;
   app.get(route, (_req, res) => {
     if (type === "json") res.json(body);
-    else res.type("text/plain").send(body as string);
+    else res.type("text/plain").send(body);
   });
 }
 app.listen(Number(port), "127.0.0.1", () => process.stdout.write("ready\n"));

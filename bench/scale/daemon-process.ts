@@ -22,7 +22,6 @@ export interface DaemonProcess {
   stop(): Promise<void>;
 }
 
-
 export async function startDaemonProcess(root: string, env: Record<string, string>): Promise<DaemonProcess> {
   const port = await freePort();
   const key = "bench-scale-key-0123456789abcdef";
@@ -70,7 +69,10 @@ export async function startDaemonProcess(root: string, env: Record<string, strin
   };
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
-    const ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
+    const ready = await fetch(`${base}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
     if (ready) break;
     await sleep(50);
   }

@@ -18,10 +18,20 @@ async function cannon(url: string, headers: Record<string, string>, seconds: num
   // otherwise set the p99 of a 20-second run.
   await autocannon({ url, headers, duration: 2, connections });
   const result = await autocannon({ url, headers, duration: seconds, connections });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts, non2xx: result.non2xx, bytes: result.throughput.average };
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    bytes: result.throughput.average,
+  };
 }
 
-export async function loadTest(daemon: DaemonProcess, paths: string[], options: { root: string; workDir: string; seconds: number; connections: number; progress: (line: string) => void }): Promise<LoadResult[]> {
+export async function loadTest(
+  daemon: DaemonProcess,
+  paths: string[],
+  options: { root: string; workDir: string; seconds: number; connections: number; progress: (line: string) => void },
+): Promise<LoadResult[]> {
   const bodies: Record<string, { type: "json" | "text"; body: unknown }> = {};
   for (const p of paths) {
     const res = await daemon.get(p);
@@ -31,9 +41,13 @@ export async function loadTest(daemon: DaemonProcess, paths: string[], options: 
   const file = path.join(options.workDir, "bare-bodies.json");
   await writeFile(file, JSON.stringify(bodies));
   const port = await freePort();
-  const bare = spawn(process.execPath, ["--import", "tsx", path.join(options.root, "bench", "scale", "bare-server.ts"), file, String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+  const bare = spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(options.root, "bench", "scale", "bare-server.ts"), file, String(port)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   await new Promise<void>((resolve, reject) => {
-    bare.stdout!.once("data", () => resolve());
+    bare.stdout.once("data", () => resolve());
     bare.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
   });
   const results: LoadResult[] = [];

@@ -33,17 +33,28 @@ const fixed = (value: number, digits = 2) => (Number.isFinite(value) ? value.toF
 
 export function printReport(r: Report): void {
   const out: string[] = [];
-  const row = (what: string, value: string, target = "", met?: boolean) => out.push(`| ${what} | ${value} | ${target} | ${met === undefined ? "" : mark(met)} |`);
-  out.push(`# bench:scale: ${r.metrics.toLocaleString("en-US")} metrics (${r.tests.toLocaleString("en-US")} tests) over ${r.tables} tables of ${r.rows.toLocaleString("en-US")} rows; store: ${r.store}`);
+  const row = (what: string, value: string, target = "", met?: boolean) =>
+    out.push(`| ${what} | ${value} | ${target} | ${met === undefined ? "" : mark(met)} |`);
+  out.push(
+    `# bench:scale: ${r.metrics.toLocaleString("en-US")} metrics (${r.tests.toLocaleString("en-US")} tests) over ${r.tables} tables of ${r.rows.toLocaleString("en-US")} rows; store: ${r.store}`,
+  );
   out.push("", "| figure | value | target | |", "|---|---|---|---|");
   row("start-up to /readyz", `${fixed(r.startupMs / 1000)} s`);
   row("load, validate and infer the catalogue", `${fixed(r.compileMs / 1000)} s`, "< 3 s", r.compileMs < 3000);
   for (const s of r.scans) {
     const { total = NaN, warehouse = NaN, evaluate = NaN, store = NaN } = s.seconds;
-    row(`scan ${s.n}: total / warehouse / evaluate / store write`, `${fixed(total)} / ${fixed(warehouse)} / ${fixed(evaluate)} / ${fixed(store)} s`);
+    row(
+      `scan ${s.n}: total / warehouse / evaluate / store write`,
+      `${fixed(total)} / ${fixed(warehouse)} / ${fixed(evaluate)} / ${fixed(store)} s`,
+    );
     row(`scan ${s.n}: total / warehouse`, fixed(total / warehouse), "<= 1.5", total / warehouse <= 1.5);
     row(`scan ${s.n}: store write`, `${fixed(store)} s`, "< 5 s", store < 5);
-    row(`scan ${s.n}: store growth`, mb(s.growthBytes), s.n > 1 ? "< 2 MB (unchanged data)" : "first scan", s.n > 1 ? s.growthBytes < 2 * 1024 * 1024 : undefined);
+    row(
+      `scan ${s.n}: store growth`,
+      mb(s.growthBytes),
+      s.n > 1 ? "< 2 MB (unchanged data)" : "first scan",
+      s.n > 1 ? s.growthBytes < 2 * 1024 * 1024 : undefined,
+    );
     if (s.changed !== null) row(`scan ${s.n}: metrics whose status changed`, String(s.changed), "0", s.changed === 0);
   }
   row("connections reset by the proxy during the scans", String(r.dropped));
@@ -55,9 +66,24 @@ export function printReport(r: Report): void {
   for (const l of r.load) {
     const ratio = l.daemon.rps / l.bare.rps;
     const name = l.path.replace(/status\/[a-z0-9_]+$/, "status/:name");
-    row(`GET ${name}: req/s daemon / bare (ratio)`, `${fixed(l.daemon.rps, 1)} / ${fixed(l.bare.rps, 1)} (${fixed(ratio)})`, name === "/v1/reliability/status" ? ">= 0.50" : "", name === "/v1/reliability/status" ? ratio >= 0.5 : undefined);
-    row(`GET ${name}: p99 latency daemon / bare`, `${l.daemon.p99} / ${l.bare.p99} ms`, name.endsWith(":name") ? "< 50 ms" : "", name.endsWith(":name") ? l.daemon.p99 < 50 : undefined);
-    row(`GET ${name}: errors + timeouts, non-2xx (daemon)`, `${l.daemon.errors}, ${l.daemon.non2xx}`, "0, 0", l.daemon.errors === 0 && l.daemon.non2xx === 0);
+    row(
+      `GET ${name}: req/s daemon / bare (ratio)`,
+      `${fixed(l.daemon.rps, 1)} / ${fixed(l.bare.rps, 1)} (${fixed(ratio)})`,
+      name === "/v1/reliability/status" ? ">= 0.50" : "",
+      name === "/v1/reliability/status" ? ratio >= 0.5 : undefined,
+    );
+    row(
+      `GET ${name}: p99 latency daemon / bare`,
+      `${l.daemon.p99} / ${l.bare.p99} ms`,
+      name.endsWith(":name") ? "< 50 ms" : "",
+      name.endsWith(":name") ? l.daemon.p99 < 50 : undefined,
+    );
+    row(
+      `GET ${name}: errors + timeouts, non-2xx (daemon)`,
+      `${l.daemon.errors}, ${l.daemon.non2xx}`,
+      "0, 0",
+      l.daemon.errors === 0 && l.daemon.non2xx === 0,
+    );
   }
   process.stdout.write(`${out.join("\n")}\n`);
 }

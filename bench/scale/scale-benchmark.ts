@@ -44,7 +44,11 @@ async function main(): Promise<void> {
   const workDir = await mkdtemp(path.join(os.tmpdir(), "mr-scale-"));
   const metricsDir = path.join(workDir, "metrics");
   const dataDir = path.join(workDir, "data");
-  const conn = { url: clickhouse, username: process.env.CLICKHOUSE_USER || undefined, password: process.env.CLICKHOUSE_PASSWORD || undefined };
+  const conn = {
+    url: clickhouse,
+    username: process.env.CLICKHOUSE_USER || undefined,
+    password: process.env.CLICKHOUSE_PASSWORD || undefined,
+  };
   let store: StoreHandle | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
   try {
@@ -58,7 +62,9 @@ async function main(): Promise<void> {
     const proxy = dropEvery > 0 ? await startFlakyProxy(clickhouse, { dropEvery }) : null;
     if (proxy) cleanups.push(() => proxy.close());
 
-    progress(`starting the daemon (node dist/main.js) on ${store.label}${proxy ? `, ClickHouse through a proxy resetting every ${dropEvery}th chunk` : ""}`);
+    progress(
+      `starting the daemon (node dist/main.js) on ${store.label}${proxy ? `, ClickHouse through a proxy resetting every ${dropEvery}th chunk` : ""}`,
+    );
     const daemon = await startDaemonProcess(root, {
       METRICS_DIR: metricsDir,
       DATA_DIR: dataDir,
@@ -84,12 +90,19 @@ async function main(): Promise<void> {
       const wallMs = performance.now() - started;
       const scan = JSON.parse(res.text) as { scan_id: string; status: string; error: string | null };
       if (scan.status !== "succeeded") throw new Error(`scan ${i} ${scan.status}: ${scan.error}`);
-      const logged = await daemon.waitForLog((l) => l.msg === "scan succeeded" && l.scan_id === scan.scan_id) as { seconds: Record<string, number> } | undefined;
-      const statuses = new Map((JSON.parse((await daemon.get("/v1/reliability/status")).text) as { metrics: { metric_name: string; status: string }[] }).metrics.map((m) => [m.metric_name, m.status]));
+      const logged = (await daemon.waitForLog((l) => l.msg === "scan succeeded" && l.scan_id === scan.scan_id)) as
+        { seconds: Record<string, number> } | undefined;
+      const statuses = new Map(
+        (
+          JSON.parse((await daemon.get("/v1/reliability/status")).text) as { metrics: { metric_name: string; status: string }[] }
+        ).metrics.map((m) => [m.metric_name, m.status]),
+      );
       const changed = previous ? [...statuses].filter(([name, status]) => previous!.get(name) !== status).length : null;
       const bytes = await store.bytes();
       scans.push({ n: i, wallMs, seconds: logged?.seconds ?? {}, growthBytes: bytes - size, changed });
-      progress(`scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, store +${bytes - size} bytes, status changes ${changed ?? "-"}`);
+      progress(
+        `scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, store +${bytes - size} bytes, status changes ${changed ?? "-"}`,
+      );
       size = bytes;
       previous = statuses;
     }
@@ -99,16 +112,33 @@ async function main(): Promise<void> {
     lag.setPhase("load");
 
     const metric = [...(previous?.keys() ?? [])][0]!;
-    const load = await loadTest(daemon, ["/v1/reliability/status", `/v1/reliability/status/${metric}`, "/v1/validation/tests?limit=100", "/metrics"], {
-      root, workDir, seconds: n("seconds"), connections: n("connections"), progress,
-    });
+    const load = await loadTest(
+      daemon,
+      ["/v1/reliability/status", `/v1/reliability/status/${metric}`, "/v1/validation/tests?limit=100", "/metrics"],
+      {
+        root,
+        workDir,
+        seconds: n("seconds"),
+        connections: n("connections"),
+        progress,
+      },
+    );
     const peakRss = await daemon.peakRss();
     await lag.stop();
     printReport({
-      metrics: n("metrics"), tables: n("tables"), rows: n("rows"), store: store.label, tests: compiled?.tests ?? NaN,
-      startupMs: daemon.startupMs, compileMs: compiled?.ms ?? NaN, scans,
+      metrics: n("metrics"),
+      tables: n("tables"),
+      rows: n("rows"),
+      store: store.label,
+      tests: compiled?.tests ?? NaN,
+      startupMs: daemon.startupMs,
+      compileMs: compiled?.ms ?? NaN,
+      scans,
       lagMs: { idle: Math.max(lag.maxMs("idle"), lag.maxMs("idle-after")), scanning: lag.maxMs("scanning"), load: lag.maxMs("load") },
-      scanRss, peakRss, dropped: proxy?.dropped() ?? 0, load,
+      scanRss,
+      peakRss,
+      dropped: proxy?.dropped() ?? 0,
+      load,
     });
   } finally {
     for (const cleanup of cleanups) await cleanup().catch((error: unknown) => progress(`cleanup: ${(error as Error).message}`));

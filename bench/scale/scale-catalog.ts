@@ -7,7 +7,6 @@ import { tableName, MEASURES as WIDE_MEASURES } from "../wide-mode.js";
 /** The wide dataset's measures but two (price_sum, qty_max), so each table has fewer distinct checks. */
 const MEASURES = WIDE_MEASURES.filter((m) => m.alias !== "price_sum" && m.alias !== "qty_max");
 
-
 /** Segments a team slices one table by: 14 filters (none included). */
 const FILTERS: (string | undefined)[] = [
   undefined,
@@ -25,7 +24,8 @@ export function scaleMetrics(db: string, tables: number, metrics: number): Recor
     const j = n % perTable;
     const table = `${db}.${tableName(i)}`;
     const filter = FILTERS[j % FILTERS.length];
-    const measures = j % 4 === 0 ? [MEASURES[j % MEASURES.length]!, MEASURES[(j + 3) % MEASURES.length]!] : [MEASURES[j % MEASURES.length]!];
+    const measures =
+      j % 4 === 0 ? [MEASURES[j % MEASURES.length]!, MEASURES[(j + 3) % MEASURES.length]!] : [MEASURES[j % MEASURES.length]!];
     const joined = j % 4 === 1 ? `${db}.${tableName((i + 1) % tables)}` : null;
     const metric: MetricSpec = {
       name: `${tableName(i)}_m${j}`,

@@ -22,12 +22,12 @@ export async function postgresStore(adminUrl: string, name: string): Promise<Sto
   const db = await pool(url.toString());
   return {
     url: url.toString(),
-    label: `PostgreSQL ${(await db.pool.query("SHOW server_version")).rows[0].server_version}`,
+    label: `PostgreSQL ${(await db.pool.query<{ server_version: string }>("SHOW server_version")).rows[0]!.server_version}`,
     async bytes() {
-      const { rows } = await db.pool.query(
+      const { rows } = await db.pool.query<{ n: string }>(
         `SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint AS n FROM pg_class c WHERE c.relkind = 'r' AND c.relnamespace = 'public'::regnamespace`,
       );
-      return Number(rows[0].n);
+      return Number(rows[0]!.n);
     },
     async drop() {
       await db.dispose();

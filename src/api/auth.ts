@@ -31,9 +31,9 @@ export function bearerToken(authorization: string | undefined): string | null {
 }
 
 export function createAuthenticator(options: AuthOptions): Authenticator {
-  const entries = [
-    ...options.keys.map((k) => ({ digest: digest(k), access: "write" as Access })),
-    ...options.readonlyKeys.map((k) => ({ digest: digest(k), access: "read" as Access })),
+  const entries: { digest: ReturnType<typeof digest>; access: Access }[] = [
+    ...options.keys.map((k) => ({ digest: digest(k), access: "write" as const })),
+    ...options.readonlyKeys.map((k) => ({ digest: digest(k), access: "read" as const })),
   ];
   return (authorization, need) => {
     const token = bearerToken(authorization);

@@ -44,11 +44,17 @@ function requestLog(logger: Logger): RequestHandler {
     // Probes, and reads that succeeded, at debug: circuit breakers poll thousands of times a minute
     // and each line costs the event loop. Writes, client errors and failures stay at info.
     customLogLevel: (req, res) =>
-      probes.has(pathOf((req as { originalUrl?: string }).originalUrl ?? req.url)) || (req.method === "GET" && res.statusCode < 400) ? "debug" : "info",
+      probes.has(pathOf((req as { originalUrl?: string }).originalUrl ?? req.url)) || (req.method === "GET" && res.statusCode < 400)
+        ? "debug"
+        : "info",
     customSuccessMessage: () => "request",
     customErrorMessage: () => "request",
     // pino-http invents an Error for a 5xx; the real one is logged by the error handler.
-    customErrorObject: (_req, _res, _error, value: Record<string, unknown>) => ({ req: value.req, res: value.res, responseTime: value.responseTime }),
+    customErrorObject: (_req, _res, _error, value: Record<string, unknown>) => ({
+      req: value.req,
+      res: value.res,
+      responseTime: value.responseTime,
+    }),
     serializers: {
       req: (req: SerializedReq) => ({ method: req.method, path: pathOf(req.url) }),
       res: (res: { statusCode?: number }) => ({ status: res.statusCode }),
@@ -107,7 +113,9 @@ export function createHttpApp(options: HttpAppOptions): Express {
       res.locals[ROUTE_LABEL_LOCAL] = "/trpc";
       // A mutation without input needs no body, and `curl -X POST` sends no Content-Type:
       // read an empty body as JSON instead of refusing it (REST accepts the same request).
-      const empty = req.headers["content-length"] === "0" || (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined);
+      const empty =
+        req.headers["content-length"] === "0" ||
+        (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined);
       if (req.method === "POST" && req.headers["content-type"] === undefined && empty) req.headers["content-type"] = "application/json";
       next();
     },

@@ -41,8 +41,12 @@ export async function bindHttpServer(options: HttpServerOptions): Promise<BoundS
   server.on("request", (req, res) => handler(req, res));
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) => {
-      if (error.code === "EADDRINUSE") reject(new PortInUseError(`PORT ${options.port}: ${options.host}:${options.port} is already in use (another process listens on it)`));
-      else if (error.code === "EACCES") reject(new PortInUseError(`PORT ${options.port}: not allowed to listen on ${options.host}:${options.port}`));
+      if (error.code === "EADDRINUSE")
+        reject(
+          new PortInUseError(`PORT ${options.port}: ${options.host}:${options.port} is already in use (another process listens on it)`),
+        );
+      else if (error.code === "EACCES")
+        reject(new PortInUseError(`PORT ${options.port}: not allowed to listen on ${options.host}:${options.port}`));
       else reject(error);
     };
     server.once("error", onError);

@@ -47,9 +47,13 @@ export function createWriteLimiter(limits: Pick<HttpLimits, "postRateLimit" | "p
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
-      throw new AppError("rate_limited", `too many write requests with this API key (limit ${points} per ${window}s); retry in ${seconds}s`, {
-        headers: { "Retry-After": String(seconds) },
-      });
+      throw new AppError(
+        "rate_limited",
+        `too many write requests with this API key (limit ${points} per ${window}s); retry in ${seconds}s`,
+        {
+          headers: { "Retry-After": String(seconds) },
+        },
+      );
     }
   };
 }

@@ -23,7 +23,11 @@ export const OPENAPI_PATH = "/v1/openapi.json";
 const json = (schema: z.ZodType) => ({ "application/json": { schema } });
 const ok = (description: string, schema: z.ZodType) => ({ description, content: json(schema) });
 
-const error = (description: string, headers?: z.ZodObject) => ({ description, content: json(errorBodySchema), ...(headers ? { headers } : {}) });
+const error = (description: string, headers?: z.ZodObject) => ({
+  description,
+  content: json(errorBodySchema),
+  ...(headers ? { headers } : {}),
+});
 const retryAfter = z.object({ "Retry-After": z.string().meta({ description: "seconds to wait before retrying" }) });
 
 /** The errors every authenticated endpoint can answer. */
@@ -39,11 +43,19 @@ const writeErrors: ZodOpenApiResponsesObject = {
   "429": error("rate_limited: too many POST requests with this key", retryAfter),
 };
 
-function get(summary: string, responses: ZodOpenApiResponsesObject, extra: Partial<ZodOpenApiOperationObject> = {}): ZodOpenApiOperationObject {
+function get(
+  summary: string,
+  responses: ZodOpenApiResponsesObject,
+  extra: Partial<ZodOpenApiOperationObject> = {},
+): ZodOpenApiOperationObject {
   return { summary, ...extra, responses: { ...responses, ...commonErrors } };
 }
 
-function post(summary: string, responses: ZodOpenApiResponsesObject, extra: Partial<ZodOpenApiOperationObject> = {}): ZodOpenApiOperationObject {
+function post(
+  summary: string,
+  responses: ZodOpenApiResponsesObject,
+  extra: Partial<ZodOpenApiOperationObject> = {},
+): ZodOpenApiOperationObject {
   return { summary, ...extra, responses: { ...responses, ...commonErrors, ...writeErrors } };
 }
 
@@ -53,9 +65,13 @@ export function packageVersion(): string {
 }
 
 export function buildOpenApiDocument(version: string = packageVersion()): ReturnType<typeof createDocument> {
-  const compilerIr = get("Compiled IR of every metric, and the catalogue's errors", { "200": ok("the compiled catalogue", compilerStatusSchema) }, {
-    requestParams: { query: irListingQuery },
-  });
+  const compilerIr = get(
+    "Compiled IR of every metric, and the catalogue's errors",
+    { "200": ok("the compiled catalogue", compilerStatusSchema) },
+    {
+      requestParams: { query: irListingQuery },
+    },
+  );
   return createDocument({
     openapi: "3.1.0",
     info: {
@@ -65,16 +81,26 @@ export function buildOpenApiDocument(version: string = packageVersion()): Return
         "Inferred data tests, compiled metric definitions and metric reliability. Every operation has a tRPC twin under /trpc " +
         "with the same input, output and auth. Errors always have the body { error: { code, message } }.",
     },
-    components: { securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "an API key (API_KEYS or API_READONLY_KEYS)" } } },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "an API key (API_KEYS or API_READONLY_KEYS)" } },
+    },
     security: [{ bearer: [] }],
     paths: {
       [OPENAPI_PATH]: {
-        get: { summary: "This document", security: [], responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": {} } } } },
+        get: {
+          summary: "This document",
+          security: [],
+          responses: { "200": { description: "OpenAPI 3.1 document", content: { "application/json": {} } } },
+        },
       },
       "/v1/validation/tests": {
-        get: get("Tests inferred for every metric (never queries the warehouse)", { "200": ok("the inferred tests", testListingSchema) }, {
-          requestParams: { query: testListingQuery },
-        }),
+        get: get(
+          "Tests inferred for every metric (never queries the warehouse)",
+          { "200": ok("the inferred tests", testListingSchema) },
+          {
+            requestParams: { query: testListingQuery },
+          },
+        ),
       },
       "/v1/semantic-tests/run": {
         post: post("Run every inferred test on the warehouse now (through the scan service: statuses update too)", {
@@ -84,22 +110,38 @@ export function buildOpenApiDocument(version: string = packageVersion()): Return
       "/v1/compiler/ir": { get: compilerIr },
       "/v1/compiler/status": { get: { ...compilerIr, summary: "Alias of /v1/compiler/ir" } },
       "/v1/compiler/ir/{name}": {
-        get: get("Compiled IR of one metric", { "200": ok("the metric's IR", metricIRSchema), ...notFound }, { requestParams: { path: metricNameInput } }),
+        get: get(
+          "Compiled IR of one metric",
+          { "200": ok("the metric's IR", metricIRSchema), ...notFound },
+          { requestParams: { path: metricNameInput } },
+        ),
       },
       "/v1/reliability/status": {
-        get: get("Reliability status of every metric", { "200": ok("summary and one entry per metric", statusListingSchema) }, {
-          requestParams: { query: statusListingQuery },
-        }),
+        get: get(
+          "Reliability status of every metric",
+          { "200": ok("summary and one entry per metric", statusListingSchema) },
+          {
+            requestParams: { query: statusListingQuery },
+          },
+        ),
       },
       "/v1/reliability/status/{name}": {
-        get: get("Reliability status of one metric, with its failing tests and status history", { "200": ok("the metric's status", metricStatusSchema), ...notFound }, {
-          requestParams: { path: metricNameInput },
-        }),
+        get: get(
+          "Reliability status of one metric, with its failing tests and status history",
+          { "200": ok("the metric's status", metricStatusSchema), ...notFound },
+          {
+            requestParams: { path: metricNameInput },
+          },
+        ),
       },
       "/v1/reliability/affected-by/{table}": {
-        get: get("Metrics that read a table (an unknown table gives count 0)", { "200": ok("the affected metrics", affectedBySchema) }, {
-          requestParams: { path: tableInput },
-        }),
+        get: get(
+          "Metrics that read a table (an unknown table gives count 0)",
+          { "200": ok("the affected metrics", affectedBySchema) },
+          {
+            requestParams: { path: tableInput },
+          },
+        ),
       },
       "/v1/reliability/scan": {
         post: post(
@@ -109,7 +151,11 @@ export function buildOpenApiDocument(version: string = packageVersion()): Return
         ),
       },
       "/v1/reliability/scans/{id}": {
-        get: get("One scan's state and summary", { "200": ok("the scan", scanSchema), ...notFound }, { requestParams: { path: scanIdInput } }),
+        get: get(
+          "One scan's state and summary",
+          { "200": ok("the scan", scanSchema), ...notFound },
+          { requestParams: { path: scanIdInput } },
+        ),
       },
     },
   });

@@ -27,9 +27,7 @@ export const nextCursor = z
   .nullable()
   .meta({ description: "with any query parameter: pass as `cursor` for the next page; null on the last page" });
 
-export const testCountsSchema = z
-  .object({ total: count, passing: count, failing: count, warning: count })
-  .meta({ id: "TestCounts" });
+export const testCountsSchema = z.object({ total: count, passing: count, failing: count, warning: count }).meta({ id: "TestCounts" });
 
 export const inferredTestSchema = z
   .object({
@@ -190,7 +188,9 @@ export const affectedBySchema = z
   .object({
     table: z.string(),
     affected_metrics: z.array(
-      z.object({ metric_name: z.string(), relationship: z.enum(["base_table", "join", "dimension", "derived"]) }).meta({ id: "AffectedMetric" }),
+      z
+        .object({ metric_name: z.string(), relationship: z.enum(["base_table", "join", "dimension", "derived"]) })
+        .meta({ id: "AffectedMetric" }),
     ),
     count,
   })

@@ -34,10 +34,26 @@ export const waitFlag = z.union([z.boolean(), z.enum(["true", "false"]).transfor
 
 /** A whole number in tRPC; in a query string its decimal digits. */
 export const pageLimit = z
-  .union([z.number(), z.string().max(6, { error: "expected a whole number from 1 to 10000" }).regex(/^\d+$/, { error: "expected a whole number from 1 to 10000" }).transform(Number)], {
-    error: "expected a whole number from 1 to 10000",
-  })
-  .pipe(z.number().int({ error: "expected a whole number from 1 to 10000" }).min(1, { error: "expected a whole number from 1 to 10000" }).max(10_000, { error: "expected a whole number from 1 to 10000" }));
+  .union(
+    [
+      z.number(),
+      z
+        .string()
+        .max(6, { error: "expected a whole number from 1 to 10000" })
+        .regex(/^\d+$/, { error: "expected a whole number from 1 to 10000" })
+        .transform(Number),
+    ],
+    {
+      error: "expected a whole number from 1 to 10000",
+    },
+  )
+  .pipe(
+    z
+      .number()
+      .int({ error: "expected a whole number from 1 to 10000" })
+      .min(1, { error: "expected a whole number from 1 to 10000" })
+      .max(10_000, { error: "expected a whole number from 1 to 10000" }),
+  );
 
 /** Opaque: the next_cursor of a previous page. */
 export const pageCursor = z
@@ -50,11 +66,18 @@ export const ruleId = z
   .max(64, { error: "expected a rule id" })
   .regex(/^[a-z][a-z0-9_]*$/, { error: "expected a rule id (snake_case)" });
 
-export const reliabilityStatus = z.enum(["healthy", "degraded", "unreliable", "unknown"], { error: "expected healthy, degraded, unreliable or unknown" });
+export const reliabilityStatus = z.enum(["healthy", "degraded", "unreliable", "unknown"], {
+  error: "expected healthy, degraded, unreliable or unknown",
+});
 
 const page = { limit: pageLimit.optional(), cursor: pageCursor.optional() };
 export const testListingQuery = z.object({ ...page, metric: metricName.optional(), rule: ruleId.optional(), table: tableName.optional() });
-export const statusListingQuery = z.object({ ...page, metric: metricName.optional(), status: reliabilityStatus.optional(), table: tableName.optional() });
+export const statusListingQuery = z.object({
+  ...page,
+  metric: metricName.optional(),
+  status: reliabilityStatus.optional(),
+  table: tableName.optional(),
+});
 export const irListingQuery = z.object({ ...page, metric: metricName.optional(), table: tableName.optional() });
 
 export const metricNameInput = z.object({ name: metricName });

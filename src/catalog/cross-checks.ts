@@ -6,7 +6,14 @@ interface Shape {
   table: string;
   timestamp?: string | undefined;
   freshness?: string | undefined;
-  measures: { alias: string; function: string; column?: string | undefined; expr?: string | undefined; percentile?: number | undefined; non_negative?: boolean | undefined }[];
+  measures: {
+    alias: string;
+    function: string;
+    column?: string | undefined;
+    expr?: string | undefined;
+    percentile?: number | undefined;
+    non_negative?: boolean | undefined;
+  }[];
   dimensions: { name: string; table?: string | undefined; column?: string | undefined; expr?: string | undefined }[];
   joins: { table: string; from?: string | undefined }[];
 }
@@ -19,12 +26,21 @@ const COUNTS = new Set(["Count", "CountDistinct"]);
 
 export function crossCheckStructured<T extends Shape>(value: T, ctx: z.core.$RefinementCtx<T>): void {
   value.measures.forEach((measure, i) => {
-    if (measure.column !== undefined && measure.expr !== undefined) issue(ctx, ["measures", i, "expr"], "give either column or expr, not both");
-    else if (measure.column === undefined && measure.expr === undefined && measure.function !== "Count") issue(ctx, ["measures", i, "column"], `required for ${measure.function} (or expr)`);
-    if ((measure.percentile === undefined) !== (measure.function !== "Percentile")) issue(ctx, ["measures", i, "percentile"], measure.function === "Percentile" ? "required for Percentile" : "only allowed for Percentile");
+    if (measure.column !== undefined && measure.expr !== undefined)
+      issue(ctx, ["measures", i, "expr"], "give either column or expr, not both");
+    else if (measure.column === undefined && measure.expr === undefined && measure.function !== "Count")
+      issue(ctx, ["measures", i, "column"], `required for ${measure.function} (or expr)`);
+    if ((measure.percentile === undefined) !== (measure.function !== "Percentile"))
+      issue(
+        ctx,
+        ["measures", i, "percentile"],
+        measure.function === "Percentile" ? "required for Percentile" : "only allowed for Percentile",
+      );
     // non_negative would be silently ignored on a count: the rule checks summed values.
-    if (measure.non_negative !== undefined && COUNTS.has(measure.function)) issue(ctx, ["measures", i, "non_negative"], "only allowed for Sum|Avg|Min|Max");
-    if (value.measures.findIndex((m) => m.alias === measure.alias) !== i) issue(ctx, ["measures", i, "alias"], `duplicate alias ${measure.alias}`);
+    if (measure.non_negative !== undefined && COUNTS.has(measure.function))
+      issue(ctx, ["measures", i, "non_negative"], "only allowed for Sum|Avg|Min|Max");
+    if (value.measures.findIndex((m) => m.alias === measure.alias) !== i)
+      issue(ctx, ["measures", i, "alias"], `duplicate alias ${measure.alias}`);
   });
 
   const joined = value.joins.map((j) => j.table);
@@ -39,8 +55,10 @@ export function crossCheckStructured<T extends Shape>(value: T, ctx: z.core.$Ref
   });
 
   value.dimensions.forEach((dimension, i) => {
-    if (value.dimensions.findIndex((d) => d.name === dimension.name) !== i) issue(ctx, ["dimensions", i, "name"], `duplicate dimension ${dimension.name}`);
-    if ((dimension.column === undefined) === (dimension.expr === undefined)) issue(ctx, ["dimensions", i, "column"], "give exactly one of column or expr");
+    if (value.dimensions.findIndex((d) => d.name === dimension.name) !== i)
+      issue(ctx, ["dimensions", i, "name"], `duplicate dimension ${dimension.name}`);
+    if ((dimension.column === undefined) === (dimension.expr === undefined))
+      issue(ctx, ["dimensions", i, "column"], "give exactly one of column or expr");
     const source = dimension.table;
     if (source !== undefined && source !== value.table && !joined.includes(source)) {
       const allowed = [value.table, ...joined].join(", ");

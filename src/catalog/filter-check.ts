@@ -18,7 +18,8 @@ export function filterProblem(filter: string): string | null {
   for (let i = 0; i < filter.length; i += 1) {
     const char = filter[i]!;
     if (quote !== null) {
-      if (char === "\\") i += 1; // escaped character inside a literal
+      if (char === "\\")
+        i += 1; // escaped character inside a literal
       else if (char === quote) quote = null; // '' reopens at once, so doubling also works
       continue;
     }

@@ -3,13 +3,44 @@
 // ClickHouse error on every test of the table.
 
 // Words that are SQL syntax, not columns, in the predicates a filter realistically holds.
-const KEYWORDS = new Set(
-  [
-    "and", "or", "not", "in", "is", "null", "like", "ilike", "between", "true", "false", "case", "when", "then",
-    "else", "end", "as", "interval", "second", "minute", "hour", "day", "week", "month", "quarter", "year",
-    "global", "any", "all", "exists", "select", "from", "where", "distinct", "nan", "inf",
-  ],
-);
+const KEYWORDS = new Set([
+  "and",
+  "or",
+  "not",
+  "in",
+  "is",
+  "null",
+  "like",
+  "ilike",
+  "between",
+  "true",
+  "false",
+  "case",
+  "when",
+  "then",
+  "else",
+  "end",
+  "as",
+  "interval",
+  "second",
+  "minute",
+  "hour",
+  "day",
+  "week",
+  "month",
+  "quarter",
+  "year",
+  "global",
+  "any",
+  "all",
+  "exists",
+  "select",
+  "from",
+  "where",
+  "distinct",
+  "nan",
+  "inf",
+]);
 
 interface Token {
   kind: "word" | "quoted" | "other";

@@ -14,7 +14,9 @@ export const FRESHNESS = /^([1-9][0-9]{0,8})([smhdw])$/;
 const oneOf = (values: readonly string[]) => ({ error: `expected one of ${values.join("|")}` });
 
 const metricName = z.string().regex(METRIC_NAME, { error: `expected ${METRIC_NAME.source}` });
-const identifier = z.string().refine(isIdentifier, { error: "expected a ClickHouse identifier ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)" });
+const identifier = z
+  .string()
+  .refine(isIdentifier, { error: "expected a ClickHouse identifier ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters)" });
 const table = z.string().refine(isQualifiedTable, { error: "expected database.table, each part a ClickHouse identifier" });
 const filter = z.string().superRefine((value, ctx) => {
   const problem = filterProblem(value);
@@ -42,7 +44,10 @@ const dimension = z.strictObject({
   column: identifier.optional(),
   expr: expression.optional(),
   table: table.optional(),
-  accepted_values: z.array(z.union([z.string(), z.number(), z.boolean()]).transform(String)).min(1).optional(),
+  accepted_values: z
+    .array(z.union([z.string(), z.number(), z.boolean()]).transform(String))
+    .min(1)
+    .optional(),
 });
 
 const join = z.strictObject({
@@ -83,7 +88,8 @@ export const derivedSchema = z
   })
   .superRefine((value, ctx) => {
     value.inputs.forEach((input, index) => {
-      if (value.inputs.indexOf(input) !== index) ctx.addIssue({ code: "custom", path: ["inputs", index], message: `duplicate input ${input}` });
+      if (value.inputs.indexOf(input) !== index)
+        ctx.addIssue({ code: "custom", path: ["inputs", index], message: `duplicate input ${input}` });
       if (input === value.name) ctx.addIssue({ code: "custom", path: ["inputs", index], message: "a metric cannot be its own input" });
     });
   });

@@ -4,6 +4,7 @@
 // definitions.
 import { checkDerivedInputs } from "./derived-inputs.js";
 import { fileForm, isDbtProjectFile } from "./file-form.js";
+import { nameOf } from "./mapping.js";
 import { readMetricFlowProject, type MetricFlowDocument } from "./metricflow/read-project.js";
 import { toDefinition } from "./to-definition.js";
 import type { Catalog, CatalogError, CatalogFile, CatalogWarning, DeclaredTest, MetricDefinition } from "./types.js";
@@ -19,12 +20,6 @@ export const DEFAULT_PARSE_OPTIONS: ParseOptions = { metricflowDatabase: "defaul
 
 function compareFiles(a: CatalogFile, b: CatalogFile): number {
   return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
-}
-
-function rawName(raw: unknown): string | null {
-  if (raw === null || typeof raw !== "object") return null;
-  const name = (raw as Record<string, unknown>).name;
-  return typeof name === "string" ? name : null;
 }
 
 function metricError(file: string, metric: string | null, label: string, message: string): CatalogError {
@@ -60,7 +55,10 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
     }
     const form = fileForm(parsed.documents);
     if (form === "unknown") {
-      warnings.push({ file: file.file, message: `${file.file}: skipped: neither a metrics: list nor a dbt/MetricFlow file (no metrics, semantic_models, models...)` });
+      warnings.push({
+        file: file.file,
+        message: `${file.file}: skipped: neither a metrics: list nor a dbt/MetricFlow file (no metrics, semantic_models, models...)`,
+      });
       continue;
     }
     if (form === "metricflow") {
@@ -70,7 +68,7 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
     const { entries, errors: fileErrors } = readMetricEntries(file.file, parsed.documents);
     errors.push(...fileErrors);
     entries.forEach((raw, index) => {
-      const name = rawName(raw);
+      const name = nameOf(raw);
       const label = name === null ? `metrics[${index}]` : `metric ${JSON.stringify(name)}`;
       if (name !== null && seen.has(name)) {
         errors.push(metricError(file.file, name, label, `name: duplicate metric name, already defined in ${seen.get(name)}`));
@@ -93,7 +91,14 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
   for (const metric of project.metrics) {
     const first = seen.get(metric.name);
     if (first !== undefined) {
-      errors.push(metricError(metric.file, metric.name, `metric ${JSON.stringify(metric.name)}`, `name: duplicate metric name, already defined in ${first}`));
+      errors.push(
+        metricError(
+          metric.file,
+          metric.name,
+          `metric ${JSON.stringify(metric.name)}`,
+          `name: duplicate metric name, already defined in ${first}`,
+        ),
+      );
       continue;
     }
     seen.set(metric.name, metric.file);
@@ -105,6 +110,9 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
     rejected.add(metric);
     errors.push(metricError(metric.file, metric.name, `metric ${JSON.stringify(metric.name)}`, message));
   }
-  const metrics = attachDeclaredTests(candidates.filter((m) => !rejected.has(m)), project.declaredTests);
+  const metrics = attachDeclaredTests(
+    candidates.filter((m) => !rejected.has(m)),
+    project.declaredTests,
+  );
   return { metrics, errors, warnings };
 }

@@ -19,7 +19,7 @@ export async function readCatalogFiles(dir: string): Promise<CatalogFile[]> {
   try {
     await readdir(dir);
   } catch (error) {
-    throw new Error(`cannot read metrics directory ${dir}: ${(error as Error).message}`);
+    throw new Error(`cannot read metrics directory ${dir}: ${(error as Error).message}`, { cause: error });
   }
   const label = path.basename(path.resolve(dir));
   const found: string[] = [];
@@ -35,7 +35,7 @@ export async function readCatalogFiles(dir: string): Promise<CatalogFile[]> {
     try {
       names = (await readdir(full)).sort();
     } catch (error) {
-      throw new Error(`cannot read metrics directory ${full}: ${(error as Error).message}`);
+      throw new Error(`cannot read metrics directory ${full}: ${(error as Error).message}`, { cause: error });
     }
     for (const name of names) {
       if (name.startsWith(".")) continue;
@@ -59,7 +59,7 @@ export async function readCatalogFiles(dir: string): Promise<CatalogFile[]> {
     try {
       files.push({ file: `${label}/${relative}`, content: await readFile(full, "utf8") });
     } catch (error) {
-      throw new Error(`cannot read metrics file ${full}: ${(error as Error).message}`);
+      throw new Error(`cannot read metrics file ${full}: ${(error as Error).message}`, { cause: error });
     }
   }
   return files;

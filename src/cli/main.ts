@@ -4,37 +4,14 @@
 import { realpathSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { Command, CommanderError, Option } from "commander";
-import { pino } from "pino";
-import { ConfigError, loadConfig, type Config } from "../config/config.js";
-import { createLogger, type Logger } from "../logger.js";
 import { CliError, EXIT_USAGE } from "./cli-error.js";
+import { context } from "./context.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { scanCommand } from "./commands/scan.js";
 import { testsCommand } from "./commands/tests.js";
 import { validateCommand } from "./commands/validate.js";
 
-export interface CliContext {
-  config: Config;
-  logger: Logger;
-  stdout: NodeJS.WriteStream;
-  stderr: NodeJS.WriteStream;
-}
-
 const collect = (value: string, previous: string[]) => [...previous, value];
-
-function context(globals: { metricsDir?: string }): CliContext {
-  let config: Config;
-  try {
-    config = loadConfig(globals.metricsDir ? { ...process.env, METRICS_DIR: globals.metricsDir } : process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message);
-    throw error;
-  }
-  // One-shot commands log errors only (unless LOG_LEVEL says otherwise), to stderr: their own
-  // one-line message says what failed, and retries along the way are not the user's business.
-  const level = process.env.LOG_LEVEL ? config.LOG_LEVEL : "error";
-  return { config, logger: createLogger(level, pino.destination(2)), stdout: process.stdout, stderr: process.stderr };
-}
 
 export function buildProgram(run: (exitCode: number) => void): Command {
   const program = new Command("metric-reliability")

@@ -28,7 +28,10 @@ async function call<T>(options: RemoteOptions, method: "GET" | "POST", path: str
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = (error as Error).name === "TimeoutError" ? `no answer within ${options.timeoutMs / 1000}s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+    const reason =
+      (error as Error).name === "TimeoutError"
+        ? `no answer within ${options.timeoutMs / 1000}s`
+        : (cause?.code ?? cause?.message ?? (error as Error).message);
     throw new CliError(`cannot reach ${url.origin}: ${reason}`);
   }
   const text = await response.text();
@@ -79,5 +82,11 @@ export async function scanRemotely(options: RemoteOptions, names: readonly strin
     entries.push(...page.metrics);
     cursor = page.next_cursor;
   } while (cursor);
-  return entries.map((e) => ({ metric_name: e.metric_name, status: e.status, safe_to_use: e.safe_to_use, checked_at: e.checked_at, since: e.since }));
+  return entries.map((e) => ({
+    metric_name: e.metric_name,
+    status: e.status,
+    safe_to_use: e.safe_to_use,
+    checked_at: e.checked_at,
+    since: e.since,
+  }));
 }

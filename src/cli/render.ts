@@ -32,7 +32,13 @@ export function renderScanReport(report: ScanReport, style: Style): string {
   for (const m of report.metrics) {
     const tests = m.tests ? `${m.tests.passing}/${m.tests.total} passing` : "";
     const problems = (m.failing_tests ?? []).map((r) => `${r.status === "failing" ? "✗" : "!"} ${r.rule}: ${r.message}`).join("\n");
-    t.push([m.metric_name, paint(style, STATUS_COLOR[m.status] ?? "bold", m.status), m.safe_to_use ? "yes" : paint(style, "red", "no"), tests, problems]);
+    t.push([
+      m.metric_name,
+      paint(style, STATUS_COLOR[m.status] ?? "bold", m.status),
+      m.safe_to_use ? "yes" : paint(style, "red", "no"),
+      tests,
+      problems,
+    ]);
   }
   const unsafe = report.metrics.filter((m) => !m.safe_to_use).map((m) => m.metric_name);
   const verdict = unsafe.length === 0 ? paint(style, "green", "safe to use") : paint(style, "red", `NOT safe to use: ${unsafe.join(", ")}`);

@@ -14,7 +14,12 @@ const bool = z
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 const keyList = z
   .string()
-  .transform((v) => v.split(",").map((k) => k.trim()).filter((k) => k.length > 0))
+  .transform((v) =>
+    v
+      .split(",")
+      .map((k) => k.trim())
+      .filter((k) => k.length > 0),
+  )
   .refine((keys) => keys.every((k) => k.length >= 16), { message: "every key must be at least 16 characters" });
 const url = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
 
@@ -23,7 +28,10 @@ const EnvSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   METRICS_DIR: z.string().min(1).default(DEMO_METRICS_DIR),
   DATA_DIR: z.string().min(1).default("./.data"),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "expected a postgresql:// URL").optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "expected a postgresql:// URL")
+    .optional(),
   CLICKHOUSE_URL: url.optional(),
   CLICKHOUSE_USER: z.string().optional(),
   CLICKHOUSE_PASSWORD: z.string().optional(),
@@ -42,7 +50,10 @@ const EnvSchema = z.object({
   API_READONLY_KEYS: keyList.default([]),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   SHUTDOWN_TIMEOUT_SECONDS: int(1, 600).default(25),
-  METRICFLOW_DATABASE: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "expected a ClickHouse database name").optional(),
+  METRICFLOW_DATABASE: z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, "expected a ClickHouse database name")
+    .optional(),
   // HTTP limits (see README "Limits").
   POST_RATE_LIMIT: int(0, 1_000_000).default(30),
   POST_RATE_LIMIT_WINDOW_SECONDS: int(1, 86_400).default(60),
@@ -58,7 +69,10 @@ export interface DatasourceConfig {
   password?: string;
 }
 
-export type Config = Omit<z.infer<typeof EnvSchema>, "CLICKHOUSE_URL" | "CLICKHOUSE_USER" | "CLICKHOUSE_PASSWORD" | "METRICFLOW_DATABASE"> & {
+export type Config = Omit<
+  z.infer<typeof EnvSchema>,
+  "CLICKHOUSE_URL" | "CLICKHOUSE_USER" | "CLICKHOUSE_PASSWORD" | "METRICFLOW_DATABASE"
+> & {
   /** empty: the embedded engine serves the "default" datasource */
   datasources: DatasourceConfig[];
   /** database of MetricFlow `ref('x')` models and `$source_schema`: set, or the connection's database, or "default" */
@@ -112,5 +126,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     datasources.unshift({ name: "default", url: CLICKHOUSE_URL, username: CLICKHOUSE_USER, password: CLICKHOUSE_PASSWORD });
   }
   const metricflowDatabase = METRICFLOW_DATABASE ?? urlDatabase(CLICKHOUSE_URL) ?? "default";
-  return { ...rest, DATA_DIR: path.resolve(rest.DATA_DIR), METRICS_DIR: path.resolve(rest.METRICS_DIR), METRICFLOW_DATABASE: metricflowDatabase, datasources };
+  return {
+    ...rest,
+    DATA_DIR: path.resolve(rest.DATA_DIR),
+    METRICS_DIR: path.resolve(rest.METRICS_DIR),
+    METRICFLOW_DATABASE: metricflowDatabase,
+    datasources,
+  };
 }

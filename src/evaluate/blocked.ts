@@ -9,4 +9,3 @@ import type { TestResult } from "./types.js";
 export function blockedResult(test: InferredTest, reason: string): TestResult {
   return judgeTest(test, notEvaluated(reason));
 }
-

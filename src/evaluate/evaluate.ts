@@ -35,7 +35,11 @@ function locate(plan: ScanPlan): Map<string, Located> {
 }
 
 /** What one test's check found, from the plan's query answers; the lookups are built once. */
-export function createObserver(plan: ScanPlan, outcomes: readonly QueryOutcome[], schema: WarehouseSchema): (test: InferredTest) => CheckObservation {
+export function createObserver(
+  plan: ScanPlan,
+  outcomes: readonly QueryOutcome[],
+  schema: WarehouseSchema,
+): (test: InferredTest) => CheckObservation {
   const skipped = new Map(plan.skipped.map((entry) => [entry.test_key, entry.reason]));
   const located = locate(plan);
   const outcomeById = new Map(outcomes.map((outcome) => [outcome.query_id, outcome]));
@@ -71,12 +75,21 @@ export function createObserver(plan: ScanPlan, outcomes: readonly QueryOutcome[]
 }
 
 /** Adds the observation of every test whose key `into` lacks (shared checks are observed once). */
-export function observeInto(into: Map<string, CheckObservation>, tests: readonly InferredTest[], observe: (test: InferredTest) => CheckObservation): void {
+export function observeInto(
+  into: Map<string, CheckObservation>,
+  tests: readonly InferredTest[],
+  observe: (test: InferredTest) => CheckObservation,
+): void {
   for (const test of tests) if (!into.has(test.key)) into.set(test.key, observe(test));
 }
 
 /** One observation per distinct test key. */
-export function observeChecks(tests: readonly InferredTest[], plan: ScanPlan, outcomes: readonly QueryOutcome[], schema: WarehouseSchema): Map<string, CheckObservation> {
+export function observeChecks(
+  tests: readonly InferredTest[],
+  plan: ScanPlan,
+  outcomes: readonly QueryOutcome[],
+  schema: WarehouseSchema,
+): Map<string, CheckObservation> {
   const observations = new Map<string, CheckObservation>();
   observeInto(observations, tests, createObserver(plan, outcomes, schema));
   return observations;
@@ -89,10 +102,17 @@ const NONE_BLOCKED: ReadonlyMap<string, string> = new Map();
  * Each test judged on its check's observation. A test of a metric in `blocked` (metric -> why it
  * cannot run, e.g. its filter does not parse) is "not evaluated" whatever its shared check found.
  */
-export function judgeAll(tests: readonly InferredTest[], observations: ReadonlyMap<string, CheckObservation>, blocked = NONE_BLOCKED): TestResult[] {
+export function judgeAll(
+  tests: readonly InferredTest[],
+  observations: ReadonlyMap<string, CheckObservation>,
+  blocked = NONE_BLOCKED,
+): TestResult[] {
   return tests.map((test) => {
     const reason = blocked.get(test.metric);
-    const observation = reason !== undefined ? notEvaluated(reason) : (observations.get(test.key) ?? notEvaluated("not evaluated: no observation for this check"));
+    const observation =
+      reason !== undefined
+        ? notEvaluated(reason)
+        : (observations.get(test.key) ?? notEvaluated("not evaluated: no observation for this check"));
     return judgeTest(test, observation);
   });
 }

@@ -32,7 +32,9 @@ function phrase(test: InferredTest, plural: boolean): string {
       return `${plural ? "are" : "is an"} extra ${plural ? "rows" : "row"} with a duplicate ${column}`;
     case "join_referential_integrity":
     case "dbt_relationships":
-      return other ? `${have} ${column} with no match in ${other.table}.${other.column}` : `${plural ? "violate" : "violates"}: ${test.check}`;
+      return other
+        ? `${have} ${column} with no match in ${other.table}.${other.column}`
+        : `${plural ? "violate" : "violates"}: ${test.check}`;
     default:
       return `${plural ? "violate" : "violates"}: ${test.check}`;
   }

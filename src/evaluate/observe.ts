@@ -11,13 +11,19 @@ export function notEvaluated(message: string): CheckObservation {
   return { outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message };
 }
 
-const measured = (rows_affected: number, rows_total: number, message: string): CheckObservation => ({ outcome: "measured", rows_affected, rows_total, message });
+const measured = (rows_affected: number, rows_total: number, message: string): CheckObservation => ({
+  outcome: "measured",
+  rows_affected,
+  rows_total,
+  message,
+});
 
 /** rows_total = columns checked, rows_affected = columns missing. */
 export function observeSchema(test: InferredTest, schema: WarehouseSchema): CheckObservation {
   const tables = schema[test.datasource] ?? {};
   // A test without columns still asserts that its table exists.
-  const refs = test.columns.length > 0 ? test.columns.map((ref) => ({ table: ref.table, column: ref.column as string | null })) : [{ table: test.table, column: null }];
+  const refs =
+    test.columns.length > 0 ? test.columns.map((ref) => ({ table: ref.table, column: ref.column })) : [{ table: test.table, column: null }];
   const missing = refs
     .filter((ref) => (ref.column === null ? !tables[ref.table] : tables[ref.table]?.[ref.column] === undefined))
     .map((ref) => (ref.column === null ? ref.table : `${ref.table}.${ref.column}`));

@@ -15,8 +15,12 @@ export async function forEachSlice<T>(items: readonly T[], run: (slice: readonly
 /** map() in slices. */
 export async function mapSlices<T, U>(items: readonly T[], map: (slice: readonly T[]) => U[], size = SLICE): Promise<U[]> {
   const out: U[] = [];
-  await forEachSlice(items, (slice) => {
-    for (const value of map(slice)) out.push(value);
-  }, size);
+  await forEachSlice(
+    items,
+    (slice) => {
+      for (const value of map(slice)) out.push(value);
+    },
+    size,
+  );
   return out;
 }

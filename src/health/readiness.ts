@@ -78,7 +78,9 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   async function fresh(): Promise<ReadinessReport> {
     const [store, ...warehouses] = await Promise.all([
       pingOf(options.store, "the store did not answer SELECT 1", budgetMs),
-      ...[...options.warehouses].map(async ([name, w]) => [name, await pingOf(w, "the warehouse did not answer SELECT 1", budgetMs)] as const),
+      ...[...options.warehouses].map(
+        async ([name, w]) => [name, await pingOf(w, "the warehouse did not answer SELECT 1", budgetMs)] as const,
+      ),
     ]);
     const report: ReadinessReport = {
       ready: store.status === "up",

@@ -66,7 +66,10 @@ function inherited(ir: MetricIR, byName: Map<string, MetricIR>, visiting: Set<st
     // Missing inputs and cycles are catalogue errors; guarded here so this stays total.
     if (!source || visiting.has(input)) continue;
     // The structured metric a test comes from is named once, e.g. "gross_revenue: revenue (amount) is never NULL".
-    const own = source.kind === "derived" ? testsOf(source, byName, new Set([...visiting, input])) : ownTests(source).map((t) => ({ ...t, name: `${source.name}: ${t.name}` }));
+    const own =
+      source.kind === "derived"
+        ? testsOf(source, byName, new Set([...visiting, input]))
+        : ownTests(source).map((t) => ({ ...t, name: `${source.name}: ${t.name}` }));
     // Same key: the check runs once and its result is reported for each metric.
     tests.push(...own.map((test) => ({ ...test, metric: ir.name })));
   }

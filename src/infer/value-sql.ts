@@ -18,7 +18,8 @@ export interface ValueSql {
 /** null for a row count or a constant expression (sum of 1): there is no value to test. */
 export function valueOf(item: Pick<MeasureIR | DimensionIR, "column" | "expr" | "expr_columns">): ValueSql | null {
   if (item.column !== null) return { sql: quoteIdentifier(item.column), label: item.column, columns: [item.column], plain: true };
-  if (item.expr !== null && item.expr_columns.length > 0) return { sql: `(${item.expr})`, label: item.expr, columns: [...item.expr_columns], plain: false };
+  if (item.expr !== null && item.expr_columns.length > 0)
+    return { sql: `(${item.expr})`, label: item.expr, columns: [...item.expr_columns], plain: false };
   return null;
 }
 

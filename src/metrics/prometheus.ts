@@ -93,7 +93,7 @@ export function createMetrics(): Metrics {
   const httpMiddleware: RequestHandler = (req, res, next) => {
     const end = http.startTimer();
     res.once("finish", () => {
-      const routePath: unknown = req.route?.path;
+      const routePath: unknown = (req.route as { path?: unknown } | undefined)?.path;
       const local: unknown = res.locals[ROUTE_LABEL_LOCAL];
       const route = typeof routePath === "string" ? routePath : typeof local === "string" ? local : "unmatched";
       end({ method: req.method, route, status_code: String(res.statusCode) });

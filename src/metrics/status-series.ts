@@ -17,10 +17,14 @@ export function statusSeriesText(statuses: readonly StatusSample[]): string {
     "# HELP metric_reliability_status Reliability status of each catalogue metric as a state set: 1 for the current status, 0 for the others.",
     "# TYPE metric_reliability_status gauge",
   ];
-  const safe: string[] = ["# HELP metric_reliability_safe_to_use 1 when the metric is safe to use (healthy or degraded), else 0.", "# TYPE metric_reliability_safe_to_use gauge"];
+  const safe: string[] = [
+    "# HELP metric_reliability_safe_to_use 1 when the metric is safe to use (healthy or degraded), else 0.",
+    "# TYPE metric_reliability_safe_to_use gauge",
+  ];
   for (const s of statuses) {
     const metric = label(s.metric_name);
-    for (const candidate of RELIABILITY_STATUSES) state.push(`metric_reliability_status{metric="${metric}",status="${candidate}"} ${s.status === candidate ? 1 : 0}`);
+    for (const candidate of RELIABILITY_STATUSES)
+      state.push(`metric_reliability_status{metric="${metric}",status="${candidate}"} ${s.status === candidate ? 1 : 0}`);
     const isSafe = (s.safe_to_use ?? (s.status === "healthy" || s.status === "degraded")) && s.status !== "unknown";
     safe.push(`metric_reliability_safe_to_use{metric="${metric}"} ${isSafe ? 1 : 0}`);
   }

@@ -36,7 +36,8 @@ export function skipReason(test: InferredTest, schema: WarehouseSchema): string 
     case "filter_column_not_null":
       // A column that cannot hold NULL needs no query: and this unfiltered check would otherwise
       // force a filtered table's query to fold its filter into every aggregate.
-      if (!typed.some(({ type }) => /^(LowCardinality\()?Nullable\(/.test(type.trim()))) return `not applicable: ${describe(typed)}, never NULL`;
+      if (!typed.some(({ type }) => /^(LowCardinality\()?Nullable\(/.test(type.trim())))
+        return `not applicable: ${describe(typed)}, never NULL`;
       return null;
     case "timestamp_not_future":
     case "freshness":

@@ -27,11 +27,23 @@ export function dedupeTests(tests: InferredTest[]): InferredTest[] {
   return [...byKey.values()];
 }
 
-function queriesFor(tests: InferredTest[], schema: WarehouseSchema, options: PlanOptions & { foldFilters: boolean }, idOf: (n: number) => string): TableQuery[] {
+function queriesFor(
+  tests: InferredTest[],
+  schema: WarehouseSchema,
+  options: PlanOptions & { foldFilters: boolean },
+  idOf: (n: number) => string,
+): TableQuery[] {
   const queries: TableQuery[] = [];
   for (const group of groupTests(tests, options.foldFilters)) {
     for (const draft of draftsFor(group, schema, options.maxQuerySize - QUERY_WRAPPER_BYTES)) {
-      queries.push({ id: idOf(queries.length + 1), datasource: group.datasource, table: group.table, filters: group.filters, sql: draft.sql(), outputs: draft.outputs });
+      queries.push({
+        id: idOf(queries.length + 1),
+        datasource: group.datasource,
+        table: group.table,
+        filters: group.filters,
+        sql: draft.sql(),
+        outputs: draft.outputs,
+      });
     }
   }
   return queries;

@@ -43,7 +43,8 @@ export function groupTests(tests: InferredTest[], foldFilters: boolean): TableGr
     if (!group.filters.includes(test.filter)) group.filters.push(test.filter);
     group.tests.push(test);
   }
-  for (const group of groups.values()) group.filters.sort((a, b) => (filterKey(a) < filterKey(b) ? -1 : filterKey(a) > filterKey(b) ? 1 : 0));
+  for (const group of groups.values())
+    group.filters.sort((a, b) => (filterKey(a) < filterKey(b) ? -1 : filterKey(a) > filterKey(b) ? 1 : 0));
   // Sorted, so query ids do not depend on the order metrics were loaded in.
   return [...groups.values()].sort(compareGroups);
 }

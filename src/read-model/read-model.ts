@@ -49,7 +49,12 @@ export function buildView(catalog: CatalogSnapshot, state: ReadState, builtAt: D
   const covered = scan !== null && scan.finished_at !== null && scan.catalog_version === catalog.version;
   const statuses = new Map<string, StoredMetricStatus>();
   for (const status of state.statuses) {
-    statuses.set(status.metric_name, covered && catalog.testsByMetric.has(status.metric_name) ? { ...status, checked_at: scan.finished_at!, scan_id: scan.scan_id } : status);
+    statuses.set(
+      status.metric_name,
+      covered && catalog.testsByMetric.has(status.metric_name)
+        ? { ...status, checked_at: scan.finished_at!, scan_id: scan.scan_id }
+        : status,
+    );
   }
   return { catalog, scan, statuses, observations: state.observations, history: state.history, built_at: builtAt };
 }

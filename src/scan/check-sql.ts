@@ -27,7 +27,13 @@ async function parseError(warehouse: Warehouse, texts: string[], options: CheckO
   }
 }
 
-async function findUnparsable(warehouse: Warehouse, texts: string[], options: CheckOptions, id: () => string, out: Map<string, string>): Promise<void> {
+async function findUnparsable(
+  warehouse: Warehouse,
+  texts: string[],
+  options: CheckOptions,
+  id: () => string,
+  out: Map<string, string>,
+): Promise<void> {
   const message = await parseError(warehouse, texts, options, id);
   if (message === null) return;
   if (texts.length === 1) {
@@ -44,8 +50,12 @@ async function findUnparsable(warehouse: Warehouse, texts: string[], options: Ch
  * with an unparsable fragment (also kept in snapshot.sql_errors). Datasources without a
  * warehouse are skipped (their tests report the missing datasource).
  */
-export async function checkCatalogSql(snapshot: CatalogSnapshot, warehouses: ReadonlyMap<string, Warehouse>, options: CheckOptions): Promise<Map<string, CatalogError>> {
-  const checked = (snapshot.sql_checked ??= new Map());
+export async function checkCatalogSql(
+  snapshot: CatalogSnapshot,
+  warehouses: ReadonlyMap<string, Warehouse>,
+  options: CheckOptions,
+): Promise<Map<string, CatalogError>> {
+  const checked = (snapshot.sql_checked ??= new Map<string, string | null>());
   const errors = (snapshot.sql_errors ??= new Map());
   const fragments = snapshot.metrics.flatMap(metricFragments);
   const pending = new Map<string, Set<string>>(); // datasource -> texts
@@ -68,7 +78,11 @@ export async function checkCatalogSql(snapshot: CatalogSnapshot, warehouses: Rea
     const message = checked.get(`${f.datasource}|${f.text}`);
     if (message == null || errors.has(f.metric)) continue;
     const file = files.get(f.metric) ?? "";
-    errors.set(f.metric, { metric: f.metric, file, message: `${file}: metric ${JSON.stringify(f.metric)}: ${f.what} ${JSON.stringify(f.text)} cannot be parsed by ClickHouse: ${message}` });
+    errors.set(f.metric, {
+      metric: f.metric,
+      file,
+      message: `${file}: metric ${JSON.stringify(f.metric)}: ${f.what} ${JSON.stringify(f.text)} cannot be parsed by ClickHouse: ${message}`,
+    });
   }
   return errors;
 }
@@ -77,7 +91,10 @@ export async function checkCatalogSql(snapshot: CatalogSnapshot, warehouses: Rea
  * Metric name -> reason, for every metric that cannot run: its own SQL does not parse, or
  * (derived metrics) an input's does, transitively.
  */
-export function blockedMetrics(snapshot: CatalogSnapshot, errors: ReadonlyMap<string, CatalogError> = snapshot.sql_errors ?? new Map()): Map<string, string> {
+export function blockedMetrics(
+  snapshot: CatalogSnapshot,
+  errors: ReadonlyMap<string, CatalogError> = snapshot.sql_errors ?? new Map(),
+): Map<string, string> {
   const blocked = new Map<string, string>();
   for (const [metric, error] of errors) blocked.set(metric, `not evaluated: ${error.message.slice(error.message.indexOf(": ") + 2)}`);
   if (blocked.size === 0) return blocked;

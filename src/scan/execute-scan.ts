@@ -48,7 +48,10 @@ async function readSchema(warehouse: Warehouse, tests: InferredTest[], options: 
   const tables = [...new Set(tests.flatMap((t) => [t.table, ...t.columns.map((c) => c.table)]))].sort();
   if (tables.length === 0) return {};
   try {
-    const rows = await warehouse.query(schemaQuery(tables), { queryId: `${options.scanId}-schema-${warehouse.name}`, signal: options.signal });
+    const rows = await warehouse.query(schemaQuery(tables), {
+      queryId: `${options.scanId}-schema-${warehouse.name}`,
+      signal: options.signal,
+    });
     return schemaFromRows(rows as { database: string; table: string; name: string; type: string }[]);
   } catch (error) {
     throw new WarehouseUnavailableError(`warehouse "${warehouse.name}" unavailable: ${(error as Error).message}`, { cause: error });
@@ -56,9 +59,15 @@ async function readSchema(warehouse: Warehouse, tests: InferredTest[], options: 
 }
 
 /** An answer, or a refusal that is a finding (ClickHouse ran the query and rejected it). Anything else throws. */
-async function runQuery(query: TableQuery, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions, signal: AbortSignal): Promise<{ outcome: QueryOutcome; refused: boolean }> {
+async function runQuery(
+  query: TableQuery,
+  warehouses: ReadonlyMap<string, Warehouse>,
+  options: ExecuteOptions,
+  signal: AbortSignal,
+): Promise<{ outcome: QueryOutcome; refused: boolean }> {
   const warehouse = warehouses.get(query.datasource);
-  if (!warehouse) return { outcome: { query_id: query.id, row: null, error: `datasource "${query.datasource}" is not configured` }, refused: false };
+  if (!warehouse)
+    return { outcome: { query_id: query.id, row: null, error: `datasource "${query.datasource}" is not configured` }, refused: false };
   const started = performance.now();
   try {
     const rows = await warehouse.query(query.sql, { queryId: `${options.scanId}-${query.id}`, signal });
@@ -120,22 +129,38 @@ async function runPlan(plan: ScanPlan, schema: WarehouseSchema, warehouses: Read
   return { plan, outcomes: [...outcomes.values()] };
 }
 
-export async function executeScan(snapshot: CatalogSnapshot, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions): Promise<ScanOutcome> {
+export async function executeScan(
+  snapshot: CatalogSnapshot,
+  warehouses: ReadonlyMap<string, Warehouse>,
+  options: ExecuteOptions,
+): Promise<ScanOutcome> {
   const warehouseStarted = performance.now();
   const datasources = [...new Set(snapshot.tests.map((t) => t.datasource))].sort();
   const schema: WarehouseSchema = {};
   for (const datasource of datasources) {
     const warehouse = warehouses.get(datasource);
     // An unconfigured datasource leaves its tables out of the schema, so its tests report "table missing".
-    schema[datasource] = warehouse ? await readSchema(warehouse, snapshot.tests.filter((t) => t.datasource === datasource), options) : {};
+    schema[datasource] = warehouse
+      ? await readSchema(
+          warehouse,
+          snapshot.tests.filter((t) => t.datasource === datasource),
+          options,
+        )
+      : {};
   }
   // A metric whose filter or expression ClickHouse cannot parse is kept out of the queries
   // (it would fail its table's query) and judged "not evaluated", hence `unknown`.
   let sqlErrors;
   try {
-    sqlErrors = await checkCatalogSql(snapshot, warehouses, { queryIdPrefix: options.scanId, signal: options.signal, maxQuerySize: options.maxQuerySize });
+    sqlErrors = await checkCatalogSql(snapshot, warehouses, {
+      queryIdPrefix: options.scanId,
+      signal: options.signal,
+      maxQuerySize: options.maxQuerySize,
+    });
   } catch (error) {
-    throw new WarehouseUnavailableError(`warehouse unavailable while checking the catalogue's SQL: ${(error as Error).message}`, { cause: error });
+    throw new WarehouseUnavailableError(`warehouse unavailable while checking the catalogue's SQL: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   const blocked = blockedMetrics(snapshot, sqlErrors);
   const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
@@ -149,15 +174,29 @@ export async function executeScan(snapshot: CatalogSnapshot, warehouses: Readonl
   await forEachSlice(tests, (slice) => observeInto(observations, slice, observe));
   const statuses: MetricStatus[] = [];
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
-  await forEachSlice(snapshot.metrics, (slice) => {
-    const names = slice.map((m) => m.name);
-    const results = judgeAll(names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []), observations, blocked);
-    statuses.push(...deriveStatuses(names, results));
-    const counts = countTests(results);
-    summary.total += counts.total;
-    summary.passing += counts.passing;
-    summary.failing += counts.failing;
-    summary.warning += counts.warning;
-  }, 500);
-  return { observations, statuses, summary, blocked, timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 } };
+  await forEachSlice(
+    snapshot.metrics,
+    (slice) => {
+      const names = slice.map((m) => m.name);
+      const results = judgeAll(
+        names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []),
+        observations,
+        blocked,
+      );
+      statuses.push(...deriveStatuses(names, results));
+      const counts = countTests(results);
+      summary.total += counts.total;
+      summary.passing += counts.passing;
+      summary.failing += counts.failing;
+      summary.warning += counts.warning;
+    },
+    500,
+  );
+  return {
+    observations,
+    statuses,
+    summary,
+    blocked,
+    timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 },
+  };
 }

@@ -82,7 +82,12 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       await options.afterScan?.().catch((error: unknown) => log.warn({ err: error }, "reloading the read model after the scan failed"));
       const total = (performance.now() - started) / 1000;
       metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
-      const timings = { total: round3(total), warehouse: round3(outcome.timings.warehouse), evaluate: round3(outcome.timings.evaluate), store: round3(storeSeconds) };
+      const timings = {
+        total: round3(total),
+        warehouse: round3(outcome.timings.warehouse),
+        evaluate: round3(outcome.timings.evaluate),
+        store: round3(storeSeconds),
+      };
       log.info({ seconds: timings, summary: scan.summary }, "scan succeeded");
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
       pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
@@ -94,7 +99,9 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       metrics.observeScan(record.trigger, "failed", (performance.now() - started) / 1000);
       log.error({ err: error }, "scan failed");
       // The store may be the thing that is down: a failed write here must not crash the daemon.
-      const scan = await store.failScan(record.scan_id, new Date(), message).catch(() => ({ ...record, status: "failed" as const, error: message, finished_at: new Date() }));
+      const scan = await store
+        .failScan(record.scan_id, new Date(), message)
+        .catch(() => ({ ...record, status: "failed" as const, error: message, finished_at: new Date() }));
       return { scan, observations: new Map() };
     } finally {
       clearInterval(heartbeat);

@@ -13,7 +13,8 @@ export function tableMatches(qualified: string | null | undefined, requested: st
 }
 
 /** The metric reads `table`: as its base table or through a join. */
-export const readsTable = (ir: MetricIR, table: string): boolean => tableMatches(ir.table, table) || ir.joins.some((j) => tableMatches(j.table, table));
+export const readsTable = (ir: MetricIR, table: string): boolean =>
+  tableMatches(ir.table, table) || ir.joins.some((j) => tableMatches(j.table, table));
 
 /** The most direct relationship wins: base_table, then join, then dimension. */
 function directRelationship(ir: MetricIR, table: string): AffectedRelationship | null {
@@ -43,6 +44,8 @@ export function findAffectedMetrics(metrics: readonly MetricIR[], table: string)
     }
   }
   // Catalogue order, so the answer is stable across calls.
-  const affected_metrics = metrics.filter((m) => affected.has(m.name)).map((m) => ({ metric_name: m.name, relationship: affected.get(m.name)! }));
+  const affected_metrics = metrics
+    .filter((m) => affected.has(m.name))
+    .map((m) => ({ metric_name: m.name, relationship: affected.get(m.name)! }));
   return { table, affected_metrics, count: affected_metrics.length };
 }

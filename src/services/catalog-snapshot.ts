@@ -29,11 +29,20 @@ export interface CatalogSnapshot {
 /** What the store keeps per test; a change to any of it is a new catalogue version. */
 export function catalogVersion(tests: readonly InferredTest[]): string {
   const hash = createHash("sha256");
-  for (const t of tests) hash.update(`${t.metric}\u0000${t.key}\u0000${t.rule}\u0000${t.name}\u0000${t.severity}\u0000${t.confidence}\u0000${t.tolerance}\u0000${t.sample_sql}\n`);
+  for (const t of tests)
+    hash.update(
+      `${t.metric}\u0000${t.key}\u0000${t.rule}\u0000${t.name}\u0000${t.severity}\u0000${t.confidence}\u0000${t.tolerance}\u0000${t.sample_sql}\n`,
+    );
   return hash.digest("hex");
 }
 
-export function makeSnapshot(parts: { metrics: MetricIR[]; tests: InferredTest[]; errors: CatalogError[]; warnings: CatalogWarning[]; compiled_at: Date }): CatalogSnapshot {
+export function makeSnapshot(parts: {
+  metrics: MetricIR[];
+  tests: InferredTest[];
+  errors: CatalogError[];
+  warnings: CatalogWarning[];
+  compiled_at: Date;
+}): CatalogSnapshot {
   const metricsByName = new Map(parts.metrics.map((m) => [m.name, m]));
   const testsByMetric = new Map<string, InferredTest[]>();
   for (const test of parts.tests) {

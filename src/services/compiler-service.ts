@@ -2,7 +2,7 @@ import type { MetricIR } from "../compile/ir.js";
 import { notFound } from "../errors/app-error.js";
 import { readsTable } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
+import { isWholeListing, paginate } from "./paginate.js";
 import { preserialized } from "./serialized.js";
 import type { CompilerService } from "./types.js";
 import { iso, type CompilerStatusView } from "./views.js";
@@ -11,23 +11,24 @@ export interface CompilerServiceOptions {
   getSnapshot: () => CatalogSnapshot;
 }
 
-export interface IrListingQuery extends PageRequest {
-  metric?: string | undefined;
-  table?: string | undefined;
-}
-
 /** The whole catalogue; a page of it (and its next_cursor) when `page` is given. */
-export function compilerStatusView(snapshot: CatalogSnapshot, page?: { metrics: MetricIR[]; count: number; next_cursor: string | null }): CompilerStatusView {
+export function compilerStatusView(
+  snapshot: CatalogSnapshot,
+  page?: { metrics: MetricIR[]; count: number; next_cursor: string | null },
+): CompilerStatusView {
   return {
     metrics: page?.metrics ?? snapshot.metrics,
     count: page?.count ?? snapshot.metrics.length,
     compiled_at: iso(snapshot.compiled_at),
-    errors: [...snapshot.errors, ...(snapshot.sql_errors?.values() ?? [])].map((e) => ({ metric: e.metric, file: e.file, message: e.message })),
+    errors: [...snapshot.errors, ...(snapshot.sql_errors?.values() ?? [])].map((e) => ({
+      metric: e.metric,
+      file: e.file,
+      message: e.message,
+    })),
     warnings: snapshot.warnings.map((w) => ({ file: w.file, message: w.message })),
     ...(page ? { next_cursor: page.next_cursor } : {}),
   };
 }
-
 
 export function createCompilerService({ getSnapshot }: CompilerServiceOptions): CompilerService {
   // The whole listing is the same for every caller of one catalogue: built and serialised once,
@@ -47,7 +48,12 @@ export function createCompilerService({ getSnapshot }: CompilerServiceOptions): 
       const snapshot = getSnapshot();
       if (isWholeListing(query)) return wholeOf(snapshot);
       const { metric, table } = query;
-      const page = paginate(snapshot.metrics, (ir) => (metric === undefined || ir.name === metric) && (table === undefined || readsTable(ir, table)), query, snapshot.version);
+      const page = paginate(
+        snapshot.metrics,
+        (ir) => (metric === undefined || ir.name === metric) && (table === undefined || readsTable(ir, table)),
+        query,
+        snapshot.version,
+      );
       return compilerStatusView(snapshot, { metrics: page.items, count: page.matched, next_cursor: page.next_cursor });
     },
     async irByName(name) {

@@ -6,7 +6,11 @@ import { compileCatalog } from "../compile/compile.js";
 import { inferCatalog } from "../infer/infer.js";
 import { makeSnapshot, type CatalogSnapshot } from "./catalog-snapshot.js";
 
-export async function loadCatalogSnapshot(metricsDir: string, now: Date = new Date(), options: ParseOptions = DEFAULT_PARSE_OPTIONS): Promise<CatalogSnapshot> {
+export async function loadCatalogSnapshot(
+  metricsDir: string,
+  now: Date = new Date(),
+  options: ParseOptions = DEFAULT_PARSE_OPTIONS,
+): Promise<CatalogSnapshot> {
   const files = await readCatalogFiles(metricsDir);
   const catalog = parseCatalog(files, options);
   const metrics = compileCatalog(catalog.metrics);

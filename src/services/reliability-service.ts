@@ -1,7 +1,6 @@
 // Reliability reads come from the replica's read model (rebuilt from the store after each scan,
 // and when another replica's scan lands), never from the store per request. The catalogue
 // snapshot decides which metrics exist.
-import type { ReliabilityStatus } from "../derive/types.js";
 import { blockedResult } from "../evaluate/blocked.js";
 import { judgeTest } from "../evaluate/judge.js";
 import { notFound, unavailable } from "../errors/app-error.js";
@@ -11,7 +10,7 @@ import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
-import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
+import { isWholeListing, paginate } from "./paginate.js";
 import { rememberJson, wholeListing } from "./serialized.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
 import type { ReliabilityService } from "./types.js";
@@ -26,13 +25,6 @@ export interface ReliabilityServiceOptions {
   scanService: ScanService;
 }
 
-export interface StatusListingQuery extends PageRequest {
-  metric?: string | undefined;
-  status?: ReliabilityStatus | undefined;
-  /** metrics whose base table (or a joined table) this is */
-  table?: string | undefined;
-}
-
 export function createReliabilityService(options: ReliabilityServiceOptions): ReliabilityService & {
   refreshMetrics(metrics: Metrics): Promise<void>;
 } {
@@ -40,7 +32,16 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
   const whole = new WeakMap<ReadView, Promise<StatusListingView>>();
   const byName = new WeakMap<ReadView, Map<string, MetricStatusView>>();
   const wholeListingOf = (view: ReadView) =>
-    wholeListing(whole, view, () => buildStatusListing(view.catalog.metrics.map((m) => m.name), view.statuses), "metrics");
+    wholeListing(
+      whole,
+      view,
+      () =>
+        buildStatusListing(
+          view.catalog.metrics.map((m) => m.name),
+          view.statuses,
+        ),
+      "metrics",
+    );
 
   return {
     async status(query = {}) {
@@ -54,7 +55,11 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
         (table === undefined || readsTable(ir, table));
       const page = paginate(entries, match, query, view.catalog.version);
       // The summary counts every matching metric, not only this page's.
-      return { summary: summarizeEntries(entries.filter(match).map((m) => m.entry)), metrics: page.items.map((m) => m.entry), next_cursor: page.next_cursor };
+      return {
+        summary: summarizeEntries(entries.filter(match).map((m) => m.entry)),
+        metrics: page.items.map((m) => m.entry),
+        next_cursor: page.next_cursor,
+      };
     },
 
     async metricStatus(name) {
@@ -63,7 +68,7 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
       // Circuit breakers ask for the same few metrics over and over: each answer is built and
       // serialised once per view (a bounded number of them).
       let answers = byName.get(view);
-      if (!answers) byName.set(view, (answers = new Map()));
+      if (!answers) byName.set(view, (answers = new Map<string, MetricStatusView>()));
       const cached = answers.get(name);
       if (cached) return cached;
       // Judged from the checks' current observations with this metric's own tolerances; a metric

@@ -41,7 +41,12 @@ export async function preserialized<V extends object>(value: V, arrayField: keyo
 }
 
 /** The whole listing for `owner` (a catalogue, a read-model view): built and serialised once, then shared. */
-export function wholeListing<K extends object, V extends object>(cache: WeakMap<K, Promise<V>>, owner: K, build: () => V, arrayField: keyof V & string): Promise<V> {
+export function wholeListing<K extends object, V extends object>(
+  cache: WeakMap<K, Promise<V>>,
+  owner: K,
+  build: () => V,
+  arrayField: keyof V & string,
+): Promise<V> {
   let listing = cache.get(owner);
   if (!listing) {
     listing = preserialized(build(), arrayField);

@@ -33,8 +33,14 @@ export function summarizeEntries(entries: readonly Pick<StatusEntryView, "status
 }
 
 /** GET /v1/reliability/status: every catalogue metric, in catalogue order. */
-export function buildStatusListing(metricNames: readonly string[], stored: readonly StoredMetricStatus[] | ReadonlyMap<string, StoredMetricStatus>): StatusListingView {
-  const byName = stored instanceof Map ? stored : new Map((stored as readonly StoredMetricStatus[]).map((s) => [s.metric_name, s]));
+export function buildStatusListing(
+  metricNames: readonly string[],
+  stored: readonly StoredMetricStatus[] | ReadonlyMap<string, StoredMetricStatus>,
+): StatusListingView {
+  const byName: ReadonlyMap<string, StoredMetricStatus> =
+    stored instanceof Map
+      ? (stored as ReadonlyMap<string, StoredMetricStatus>)
+      : new Map((stored as readonly StoredMetricStatus[]).map((s) => [s.metric_name, s]));
   const metrics = metricNames.map((name) => statusEntry(name, byName.get(name)));
   return { summary: summarizeEntries(metrics), metrics };
 }

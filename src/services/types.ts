@@ -1,9 +1,8 @@
 // What the transports (REST, tRPC) call. All logic lives behind these; transports only
 // parse input with src/api/schemas.ts, call one method and send the result.
 import type { MetricIR } from "../compile/ir.js";
-import type { IrListingQuery } from "./compiler-service.js";
-import type { StatusListingQuery } from "./reliability-service.js";
-import type { TestListingQuery } from "./validation-service.js";
+import type { ReliabilityStatus } from "../derive/types.js";
+import type { PageRequest } from "./paginate.js";
 import type {
   AffectedByView,
   CompilerStatusView,
@@ -14,6 +13,24 @@ import type {
   TestListing,
   TestRunView,
 } from "./views.js";
+
+export interface TestListingQuery extends PageRequest {
+  metric?: string | undefined;
+  rule?: string | undefined;
+  table?: string | undefined;
+}
+
+export interface IrListingQuery extends PageRequest {
+  metric?: string | undefined;
+  table?: string | undefined;
+}
+
+export interface StatusListingQuery extends PageRequest {
+  metric?: string | undefined;
+  status?: ReliabilityStatus | undefined;
+  /** metrics whose base table (or a joined table) this is */
+  table?: string | undefined;
+}
 
 export interface ValidationService {
   /** the whole list without a query; a page (limit, cursor) and filters with one */

@@ -8,20 +8,14 @@ import type { ScanService } from "../scan/types.js";
 import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { isWholeListing, paginate, type PageRequest } from "./paginate.js";
+import { isWholeListing, paginate } from "./paginate.js";
 import { wholeListing } from "./serialized.js";
-import type { ValidationService } from "./types.js";
+import type { TestListingQuery, ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
 
 export interface ValidationServiceOptions {
   getSnapshot: () => CatalogSnapshot;
   scanService: ScanService;
-}
-
-export interface TestListingQuery extends PageRequest {
-  metric?: string | undefined;
-  rule?: string | undefined;
-  table?: string | undefined;
 }
 
 /** Listing comes from the compiled snapshot only: it never touches the warehouse. */
@@ -33,7 +27,10 @@ export function testListing(snapshot: CatalogSnapshot): TestListing {
 function matches(query: TestListingQuery): ((test: InferredTest) => boolean) | null {
   const { metric, rule, table } = query;
   if (metric === undefined && rule === undefined && table === undefined) return null;
-  return (t) => (metric === undefined || t.metric === metric) && (rule === undefined || t.rule === rule) && (table === undefined || tableMatches(t.table, table));
+  return (t) =>
+    (metric === undefined || t.metric === metric) &&
+    (rule === undefined || t.rule === rule) &&
+    (table === undefined || tableMatches(t.table, table));
 }
 
 /** The POST /v1/semantic-tests/run body of a finished scan. Pure. */

@@ -111,7 +111,15 @@ export interface ScanTriggerView extends ScanView {
 }
 
 export function inferredTestView(test: InferredTest): InferredTestView {
-  return { metric: test.metric, rule: test.rule, name: test.name, check: test.check, severity: test.severity, confidence: test.confidence, status: "pending" };
+  return {
+    metric: test.metric,
+    rule: test.rule,
+    name: test.name,
+    check: test.check,
+    severity: test.severity,
+    confidence: test.confidence,
+    status: "pending",
+  };
 }
 
 /** Copies exactly the API fields: stored rows may carry more (ids, keys) that must not leak. */

@@ -6,7 +6,10 @@ import type { Sql } from "./sql-session.js";
 import { insertRows } from "./unnest.js";
 
 export async function ensureCatalogVersion(sql: Sql, version: string, tests: readonly InferredTest[], at: Date): Promise<void> {
-  const { rowCount } = await sql(`INSERT INTO "catalog_versions" ("hash", "created_at") VALUES ($1, $2) ON CONFLICT ("hash") DO NOTHING`, [version, at]);
+  const { rowCount } = await sql(`INSERT INTO "catalog_versions" ("hash", "created_at") VALUES ($1, $2) ON CONFLICT ("hash") DO NOTHING`, [
+    version,
+    at,
+  ]);
   if (rowCount === 0) return;
 
   const checks = new Map<string, InferredTest>();
@@ -14,13 +17,31 @@ export async function ensureCatalogVersion(sql: Sql, version: string, tests: rea
   const distinct = [...checks.values()];
   await insertRows(sql, {
     table: "checks",
-    columns: { id: "bigint", key: "text", datasource: "text", table_name: "text", filter: "text", rule: "text", check: "text", sample_sql: "text" },
+    columns: {
+      id: "bigint",
+      key: "text",
+      datasource: "text",
+      table_name: "text",
+      filter: "text",
+      rule: "text",
+      check: "text",
+      sample_sql: "text",
+    },
     rows: distinct.map((t) => [checkId(t.key), t.key, t.datasource, t.table, t.filter, t.rule, t.check, t.sample_sql]),
     onConflict: `ON CONFLICT ("id") DO NOTHING`,
   });
   await insertRows(sql, {
     table: "test_definitions",
-    columns: { catalog_version: "text", metric: "text", check_id: "bigint", rule: "text", name: "text", severity: "text", confidence: "text", tolerance: "float8" },
+    columns: {
+      catalog_version: "text",
+      metric: "text",
+      check_id: "bigint",
+      rule: "text",
+      name: "text",
+      severity: "text",
+      confidence: "text",
+      tolerance: "float8",
+    },
     rows: tests.map((t) => [version, t.metric, checkId(t.key), t.rule, t.name, t.severity, t.confidence, t.tolerance]),
     // inferCatalog yields one test per (metric, key); a repeat would be a bug upstream, not a reason to fail the scan
     onConflict: `ON CONFLICT DO NOTHING`,

@@ -15,15 +15,37 @@ import { toColumnArrays, unnestFrom } from "./unnest.js";
  */
 const COMPLETE_LOCK_KEY = 72707370;
 
-const OBSERVATION_COLUMNS = { check_id: "bigint", outcome: "text", rows_affected: "bigint", rows_total: "bigint", message: "text", sample_sql: "text" };
-const STATUS_COLUMNS = { metric: "text", status: "text", safe_to_use: "boolean", tests_total: "int4", tests_passing: "int4", tests_failing: "int4", tests_warning: "int4" };
+const OBSERVATION_COLUMNS = {
+  check_id: "bigint",
+  outcome: "text",
+  rows_affected: "bigint",
+  rows_total: "bigint",
+  message: "text",
+  sample_sql: "text",
+};
+const STATUS_COLUMNS = {
+  metric: "text",
+  status: "text",
+  safe_to_use: "boolean",
+  tests_total: "int4",
+  tests_passing: "int4",
+  tests_failing: "int4",
+  tests_warning: "int4",
+};
 
 /** Counts may arrive as floats from upstream arithmetic; the columns are integers. */
 const integer = (value: number) => String(Number.isFinite(value) ? Math.trunc(value) : 0);
 
 /** Closes the period of every check whose value changed and opens one for it (and for new checks). */
 async function writeObservations(sql: Sql, scan: FinishedScan, at: Date): Promise<void> {
-  const rows = [...scan.observations].map(([key, o]) => [checkId(key), o.outcome, integer(o.rows_affected), integer(o.rows_total), o.message, o.sample_sql ?? null]);
+  const rows = [...scan.observations].map(([key, o]) => [
+    checkId(key),
+    o.outcome,
+    integer(o.rows_affected),
+    integer(o.rows_total),
+    o.message,
+    o.sample_sql ?? null,
+  ]);
   if (rows.length === 0) return;
   const n = Object.keys(OBSERVATION_COLUMNS).length;
   const incoming = `SELECT * FROM ${unnestFrom(OBSERVATION_COLUMNS)}`;
@@ -47,7 +69,15 @@ async function writeObservations(sql: Sql, scan: FinishedScan, at: Date): Promis
 /** Status periods and current statuses; rows whose values did not change are not touched. */
 async function writeStatuses(sql: Sql, scan: FinishedScan, at: Date): Promise<void> {
   if (scan.statuses.length === 0) return;
-  const rows = scan.statuses.map((s) => [s.metric_name, s.status, s.safe_to_use, s.tests.total, s.tests.passing, s.tests.failing, s.tests.warning]);
+  const rows = scan.statuses.map((s) => [
+    s.metric_name,
+    s.status,
+    s.safe_to_use,
+    s.tests.total,
+    s.tests.passing,
+    s.tests.failing,
+    s.tests.warning,
+  ]);
   const params = toColumnArrays(rows, Object.keys(STATUS_COLUMNS).length);
   const incoming = `SELECT * FROM ${unnestFrom(STATUS_COLUMNS)}`;
   const next = Object.keys(STATUS_COLUMNS).length + 1;
@@ -83,7 +113,9 @@ async function writeStatuses(sql: Sql, scan: FinishedScan, at: Date): Promise<vo
 
 export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Date): Promise<ScanRecord> {
   await sql(`SELECT pg_advisory_xact_lock(${COMPLETE_LOCK_KEY})`);
-  const [existing] = (await sql<{ status: string; started_at: Date }>(`SELECT "status", "started_at" FROM "scans" WHERE "id" = $1`, [scan.scan_id])).rows;
+  const [existing] = (
+    await sql<{ status: string; started_at: Date }>(`SELECT "status", "started_at" FROM "scans" WHERE "id" = $1`, [scan.scan_id])
+  ).rows;
   if (!existing) throw new StoreError(`scan ${scan.scan_id} not found`);
   // `aborted` is accepted: a replica that saw no heartbeat for a while marks a scan aborted, and
   // one that was only slow can still finish. Its results are real, so they are kept.

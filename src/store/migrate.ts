@@ -64,7 +64,10 @@ export async function readMigrations(dir: string): Promise<MigrationFile[]> {
   } catch (error) {
     throw new MigrationError(`cannot read the migrations folder ${dir}: ${describeError(error)}`, { cause: error });
   }
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const files: MigrationFile[] = [];
   for (const name of names) {
     const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8").catch(() => null);

@@ -76,7 +76,8 @@ async function migratePostgres(factory: PrismaPg, files: Awaited<ReturnType<type
     try {
       const session: SqlSession = {
         exec: async (sql) => void (await client.query(sql)),
-        query: async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as T[],
+        query: async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) =>
+          (await client.query(sql, params)).rows as T[],
       };
       return await applyMigrations(session, files, logger);
     } catch (error) {

@@ -68,12 +68,18 @@ class PrismaStore implements Store {
 
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord> {
     return guard("createScan", async () =>
-      toScanRecord(await this.db.scan.create({ data: { id: scan.scan_id, trigger: scan.trigger, status: "running", startedAt: scan.started_at, heartbeatAt: scan.started_at } })),
+      toScanRecord(
+        await this.db.scan.create({
+          data: { id: scan.scan_id, trigger: scan.trigger, status: "running", startedAt: scan.started_at, heartbeatAt: scan.started_at },
+        }),
+      ),
     );
   }
 
   completeScan(scan: FinishedScan): Promise<ScanRecord> {
-    return guard("completeScan", () => this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) => completeScanIn(sql, scan, this.now)));
+    return guard("completeScan", () =>
+      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) => completeScanIn(sql, scan, this.now)),
+    );
   }
 
   failScan(scanId: string, finishedAt: Date, error: string): Promise<ScanRecord> {
@@ -134,7 +140,10 @@ class PrismaStore implements Store {
 
   claimRun(name: string, fireTime: Date): Promise<boolean> {
     // createMany + skipDuplicates is INSERT ... ON CONFLICT DO NOTHING: the count says who won.
-    return guard("claimRun", async () => (await this.db.runClaim.createMany({ data: [{ name, fireTime }], skipDuplicates: true })).count === 1);
+    return guard(
+      "claimRun",
+      async () => (await this.db.runClaim.createMany({ data: [{ name, fireTime }], skipDuplicates: true })).count === 1,
+    );
   }
 
   prune(before: Date): Promise<void> {
@@ -150,7 +159,9 @@ class PrismaStore implements Store {
         this.db.$executeRawUnsafe(
           `DELETE FROM "catalog_versions" v WHERE NOT EXISTS (SELECT 1 FROM "scans" s WHERE s."catalog_version" = v."hash")`,
         ),
-        this.db.$executeRawUnsafe(`DELETE FROM "checks" c WHERE NOT EXISTS (SELECT 1 FROM "test_definitions" d WHERE d."check_id" = c."id")`),
+        this.db.$executeRawUnsafe(
+          `DELETE FROM "checks" c WHERE NOT EXISTS (SELECT 1 FROM "test_definitions" d WHERE d."check_id" = c."id")`,
+        ),
       ]);
     });
   }
@@ -182,5 +193,4 @@ class PrismaStore implements Store {
     this.closing ??= this.database.close().catch(() => undefined);
     return this.closing;
   }
-
 }

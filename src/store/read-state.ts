@@ -3,14 +3,25 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { MetricStatus as MetricStatusRow } from "../generated/prisma/client.js";
 import type { CheckObservation } from "../evaluate/types.js";
-import { SCAN_COLUMNS, STATUS_COLUMNS, toObservation, toScanRecord, toStatusPeriod, toStoredStatus, type ObservationRow, type ScanRow } from "./mapping.js";
+import {
+  SCAN_COLUMNS,
+  STATUS_COLUMNS,
+  toObservation,
+  toScanRecord,
+  toStatusPeriod,
+  toStoredStatus,
+  type ObservationRow,
+  type ScanRow,
+} from "./mapping.js";
 import type { Sql } from "./sql-session.js";
 import type { ReadState, ScanRecord, StatusPeriod, StoredMetricStatus } from "./store.js";
 
 const PAGE = 5_000;
 
 export async function newestSucceededScan(sql: Sql): Promise<ScanRecord | null> {
-  const { rows } = await sql<ScanRow>(`SELECT ${SCAN_COLUMNS} FROM "scans" WHERE "status" = 'succeeded' ORDER BY "finished_at" DESC, "id" DESC LIMIT 1`);
+  const { rows } = await sql<ScanRow>(
+    `SELECT ${SCAN_COLUMNS} FROM "scans" WHERE "status" = 'succeeded' ORDER BY "finished_at" DESC, "id" DESC LIMIT 1`,
+  );
   return rows[0] ? toScanRecord(rows[0]) : null;
 }
 
@@ -19,7 +30,10 @@ export async function readStatuses(sql: Sql): Promise<StoredMetricStatus[]> {
   let after = "";
   for (;;) {
     // Keyset pages; "" sorts before every metric name.
-    const { rows } = await sql<MetricStatusRow>(`SELECT ${STATUS_COLUMNS} FROM "metric_statuses" WHERE "metric" > $1 ORDER BY "metric" LIMIT ${PAGE}`, [after]);
+    const { rows } = await sql<MetricStatusRow>(
+      `SELECT ${STATUS_COLUMNS} FROM "metric_statuses" WHERE "metric" > $1 ORDER BY "metric" LIMIT ${PAGE}`,
+      [after],
+    );
     for (const row of rows) statuses.push(toStoredStatus(row));
     if (rows.length < PAGE) return statuses;
     after = rows.at(-1)!.metric;
@@ -76,6 +90,10 @@ export async function readStateIn(sql: Sql, historyLimit: number): Promise<ReadS
   const statuses = await readStatuses(sql);
   const observations = await readObservations(sql);
   // Periods exist only for metrics with a status (both are written together).
-  const history = await readHistory(sql, statuses.map((s) => s.metric_name), historyLimit);
+  const history = await readHistory(
+    sql,
+    statuses.map((s) => s.metric_name),
+    historyLimit,
+  );
   return { scan, statuses, observations, history };
 }

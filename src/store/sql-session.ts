@@ -28,7 +28,10 @@ export interface SqlSessions {
 async function within<T>(timeoutMs: number, work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const limit = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`transaction timed out after ${timeoutMs} ms (STORE_TRANSACTION_TIMEOUT_SECONDS)`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new Error(`transaction timed out after ${timeoutMs} ms (STORE_TRANSACTION_TIMEOUT_SECONDS)`)),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([work, limit]);
@@ -46,9 +49,9 @@ export function postgresSessions(pool: pg.Pool): SqlSessions {
         await client.query(options.snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
         // The server enforces the limit too, so a statement stuck in PostgreSQL is cancelled there.
         await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.floor(options.timeoutMs))}`);
-        const sql: Sql = async (text, params) => {
+        const sql: Sql = async <T>(text: string, params?: unknown[]) => {
           const result = await client.query(text, params);
-          return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+          return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
         };
         const value = await within(options.timeoutMs, run(sql));
         await client.query("COMMIT");
@@ -71,7 +74,7 @@ export function pgliteSessions(db: PGlite): SqlSessions {
       // PGlite is one connection: its transaction() holds it exclusively until it ends.
       return db.transaction(async (tx: Transaction) => {
         if (options.snapshot) await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
-        const sql: Sql = async <T,>(text: string, params?: unknown[]) => {
+        const sql: Sql = async <T>(text: string, params?: unknown[]) => {
           const result = await tx.query<T>(text, params);
           return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
         };

@@ -19,7 +19,10 @@ export function redactUrls(text: string): string {
  */
 export function describeError(error: unknown): string {
   const raw = error instanceof Error ? error.message : String(error);
-  const lines = raw.split("\n").map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = raw
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   const last = lines.at(-1) ?? (error instanceof Error ? error.name : "unknown error");
   return redactUrls(last);
 }

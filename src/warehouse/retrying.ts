@@ -20,7 +20,11 @@ export function isTransient(error: unknown): boolean {
   return error instanceof WarehouseError && (error.kind === "connection" || error.kind === "overloaded");
 }
 
-export function withRetries(warehouse: Warehouse, policy: RetryPolicy, onRetry?: (info: { queryId: string; attempt: number; error: Error }) => void): Warehouse {
+export function withRetries(
+  warehouse: Warehouse,
+  policy: RetryPolicy,
+  onRetry?: (info: { queryId: string; attempt: number; error: Error }) => void,
+): Warehouse {
   async function query(sql: string, options: QueryOptions): Promise<Row[]> {
     const deadline = Date.now() + (options.timeoutSeconds ?? policy.timeoutSeconds) * 1000;
     for (let attempt = 1; ; attempt++) {

@@ -15,7 +15,9 @@ describe("AppError -> HTTP", () => {
 
   it("adds WWW-Authenticate on 401 and the AppError's own headers", () => {
     expect(toHttpError(new AppError("unauthorized", "x")).headers).toEqual({ "WWW-Authenticate": "Bearer" });
-    expect(toHttpError(new AppError("rate_limited", "slow down", { headers: { "Retry-After": "30" } })).headers).toEqual({ "Retry-After": "30" });
+    expect(toHttpError(new AppError("rate_limited", "slow down", { headers: { "Retry-After": "30" } })).headers).toEqual({
+      "Retry-After": "30",
+    });
   });
 
   it("hides unknown errors behind internal, without their text", () => {
@@ -43,16 +45,28 @@ describe("AppError -> tRPC", () => {
   });
 
   it("unwraps service errors and schema failures; hides unknown errors", () => {
-    expect(appErrorOf(new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new AppError("not_found", "metric x") })).code).toBe("not_found");
+    expect(appErrorOf(new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new AppError("not_found", "metric x") })).code).toBe(
+      "not_found",
+    );
     const zodLike = { issues: [{ path: ["name"], message: "expected a metric name" }] };
-    expect(appErrorOf(new TRPCError({ code: "BAD_REQUEST", cause: zodLike as unknown as Error }))).toMatchObject({ code: "bad_request", message: 'invalid parameter "name": expected a metric name' });
-    expect(appErrorOf(new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new Error("secret") }))).toMatchObject({ code: "internal", message: "internal error" });
+    expect(appErrorOf(new TRPCError({ code: "BAD_REQUEST", cause: zodLike }))).toMatchObject({
+      code: "bad_request",
+      message: 'invalid parameter "name": expected a metric name',
+    });
+    expect(appErrorOf(new TRPCError({ code: "INTERNAL_SERVER_ERROR", cause: new Error("secret") }))).toMatchObject({
+      code: "internal",
+      message: "internal error",
+    });
     expect(appErrorOf(new TRPCError({ code: "NOT_FOUND", message: 'No procedure found on path "x"' })).code).toBe("not_found");
   });
 
   it("formats the shape with data.appCode and without a stack", () => {
     const error = toTRPCError(new AppError("forbidden", "read-only key"));
-    const shape = { message: "x", code: -32003, data: { code: "FORBIDDEN", httpStatus: 403, path: "reliability.scan", stack: "Error: at ..." } };
+    const shape = {
+      message: "x",
+      code: -32003,
+      data: { code: "FORBIDDEN", httpStatus: 403, path: "reliability.scan", stack: "Error: at ..." },
+    };
     expect(formatTRPCError({ shape, error })).toEqual({
       message: "read-only key",
       code: -32003,

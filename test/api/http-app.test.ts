@@ -96,13 +96,19 @@ const call = async (path: string, init: { method?: string; key?: string } = {}) 
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, body: text.startsWith("{") ? JSON.parse(text) : text };
 };
-const trpc = (key: string) => createTRPCClient<AppRouter>({ links: [httpLink({ url: `${base}/trpc`, headers: () => ({ Authorization: `Bearer ${key}` }) })] });
+const trpc = (key: string) =>
+  createTRPCClient<AppRouter>({ links: [httpLink({ url: `${base}/trpc`, headers: () => ({ Authorization: `Bearer ${key}` }) })] });
 const trpcError = async (call: () => Promise<unknown>) => {
-  const error = (await call().then(() => null, (e: unknown) => e)) as TRPCClientError<AppRouter>;
+  const error = (await call().then(
+    () => null,
+    (e: unknown) => e,
+  )) as TRPCClientError<AppRouter>;
   expect(error).toBeInstanceOf(TRPCClientError);
   return { message: error.message, appCode: error.data?.appCode, httpStatus: error.data?.httpStatus };
 };
-const unavailable = (message: string | RegExp) => ({ error: { code: "unavailable", message: typeof message === "string" ? message : expect.stringMatching(message) } });
+const unavailable = (message: string | RegExp) => ({
+  error: { code: "unavailable", message: typeof message === "string" ? message : expect.stringMatching(message) },
+});
 
 describe("HTTP app on the real services", () => {
   it("answers /readyz 503 until the app is ready; /healthz and /metrics at once", async () => {
@@ -116,7 +122,11 @@ describe("HTTP app on the real services", () => {
     // The warehouse (nothing listens on its port) is down: shown, but the replica is ready.
     expect(await call("/readyz")).toMatchObject({
       status: 200,
-      body: { status: "ready", store: { status: "up" }, warehouses: { default: { status: "down", message: "the warehouse did not answer SELECT 1" } } },
+      body: {
+        status: "ready",
+        store: { status: "up" },
+        warehouses: { default: { status: "down", message: "the warehouse did not answer SELECT 1" } },
+      },
     });
     const text = (await call("/metrics")).text;
     expect(text).toMatch(/^metric_reliability_store_up 1$/m);
@@ -126,11 +136,19 @@ describe("HTTP app on the real services", () => {
   it("before any scan, every catalogue metric is unknown and not safe to use", async () => {
     const listing = await call("/v1/reliability/status", { key: RO });
     expect(listing.body.summary).toEqual({ total: catalogued, healthy: 0, degraded: 0, unreliable: 0, unknown: catalogued });
-    for (const entry of listing.body.metrics) expect(entry).toEqual({ metric_name: entry.metric_name, status: "unknown", safe_to_use: false, checked_at: null, since: null });
+    for (const entry of listing.body.metrics)
+      expect(entry).toEqual({ metric_name: entry.metric_name, status: "unknown", safe_to_use: false, checked_at: null, since: null });
     const one = await call("/v1/reliability/status/gross_revenue", { key: RO });
     expect(one.body).toEqual({
-      metric_name: "gross_revenue", status: "unknown", safe_to_use: false, checked_at: null, since: null,
-      scan_id: null, tests: { total: 0, passing: 0, failing: 0, warning: 0 }, failing_tests: [], history: [],
+      metric_name: "gross_revenue",
+      status: "unknown",
+      safe_to_use: false,
+      checked_at: null,
+      since: null,
+      scan_id: null,
+      tests: { total: 0, passing: 0, failing: 0, warning: 0 },
+      failing_tests: [],
+      history: [],
     });
     expect(await trpc(RO).reliability.statusByName.query({ name: "gross_revenue" })).toEqual(one.body);
   });
@@ -139,11 +157,21 @@ describe("HTTP app on the real services", () => {
     const run = await call("/v1/semantic-tests/run", { method: "POST", key: RW });
     expect(run.status).toBe(503);
     expect(run.body).toEqual(unavailable(/^scan [0-9a-f-]{36} failed: warehouse "default" unavailable: /));
-    expect(await trpcError(() => trpc(RW).semanticTests.run.mutate())).toMatchObject({ appCode: "unavailable", httpStatus: 503, message: expect.stringMatching(/warehouse "default" unavailable/) });
+    expect(await trpcError(() => trpc(RW).semanticTests.run.mutate())).toMatchObject({
+      appCode: "unavailable",
+      httpStatus: 503,
+      message: expect.stringMatching(/warehouse "default" unavailable/),
+    });
 
     const scan = await call("/v1/reliability/scan?wait=true", { method: "POST", key: RW });
     expect(scan.status).toBe(200);
-    expect(scan.body).toMatchObject({ status: "failed", trigger: "manual", coalesced: false, summary: null, error: expect.stringMatching(/^warehouse "default" unavailable: /) });
+    expect(scan.body).toMatchObject({
+      status: "failed",
+      trigger: "manual",
+      coalesced: false,
+      summary: null,
+      error: expect.stringMatching(/^warehouse "default" unavailable: /),
+    });
     const { coalesced: _coalesced, ...stored } = scan.body;
     expect((await call(`/v1/reliability/scans/${scan.body.scan_id}`, { key: RO })).body).toEqual(stored);
     expect((await call("/v1/reliability/status", { key: RO })).body.summary.unknown).toBe(catalogued);
@@ -171,9 +199,19 @@ describe("HTTP app on the real services", () => {
     expect(await call("/v1/reliability/status", { key: RO })).toMatchObject({ status: 200, body: statuses.body });
     expect((await call("/v1/reliability/status/gross_revenue", { key: RO })).status).toBe(200);
     expect(await trpc(RO).reliability.status.query()).toEqual(statuses.body);
-    expect(await call("/v1/reliability/scans/00000000-0000-4000-8000-000000000000", { key: RO })).toMatchObject({ status: 503, body: unavailable(gone) });
-    expect(await call("/v1/reliability/scan", { method: "POST", key: RW })).toMatchObject({ status: 503, body: unavailable(/^cannot record the scan: the store is unavailable/) });
-    expect(await trpcError(() => trpc(RO).reliability.scanById.query({ id: "00000000-0000-4000-8000-000000000000" }))).toEqual({ message: gone, appCode: "unavailable", httpStatus: 503 });
+    expect(await call("/v1/reliability/scans/00000000-0000-4000-8000-000000000000", { key: RO })).toMatchObject({
+      status: 503,
+      body: unavailable(gone),
+    });
+    expect(await call("/v1/reliability/scan", { method: "POST", key: RW })).toMatchObject({
+      status: 503,
+      body: unavailable(/^cannot record the scan: the store is unavailable/),
+    });
+    expect(await trpcError(() => trpc(RO).reliability.scanById.query({ id: "00000000-0000-4000-8000-000000000000" }))).toEqual({
+      message: gone,
+      appCode: "unavailable",
+      httpStatus: 503,
+    });
     // Not store-backed: the catalogue, the probes, and a metric outside the catalogue.
     expect((await call("/v1/compiler/ir", { key: RO })).status).toBe(200);
     expect((await call("/v1/validation/tests", { key: RO })).body.count).toBe(inferredTests);

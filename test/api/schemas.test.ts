@@ -64,7 +64,15 @@ describe("schemas", () => {
 
   it("parses the list endpoints' pagination and filters from a query string or tRPC input", () => {
     expect(parseInput(testListingQuery, {})).toEqual({});
-    expect(parseInput(testListingQuery, { limit: "25", cursor: "opaque", metric: "gross_revenue", rule: "measure_not_null", table: "shop.orders" })).toEqual({
+    expect(
+      parseInput(testListingQuery, {
+        limit: "25",
+        cursor: "opaque",
+        metric: "gross_revenue",
+        rule: "measure_not_null",
+        table: "shop.orders",
+      }),
+    ).toEqual({
       limit: 25,
       cursor: "opaque",
       metric: "gross_revenue",
@@ -74,11 +82,15 @@ describe("schemas", () => {
     expect(parseInput(statusListingQuery, { limit: 10_000, status: "unreliable" })).toEqual({ limit: 10_000, status: "unreliable" });
     expect(parseInput(irListingQuery, { limit: 1, table: "orders" })).toEqual({ limit: 1, table: "orders" });
     for (const limit of ["0", "10001", "1.5", "abc", "", -1]) {
-      expect(rejects(() => parseInput(testListingQuery, { limit }))).toBe('invalid parameter "limit": expected a whole number from 1 to 10000');
+      expect(rejects(() => parseInput(testListingQuery, { limit }))).toBe(
+        'invalid parameter "limit": expected a whole number from 1 to 10000',
+      );
     }
     expect(rejects(() => parseInput(statusListingQuery, { cursor: "" }))).toMatch(/^invalid parameter "cursor": /);
     expect(rejects(() => parseInput(statusListingQuery, { cursor: "x".repeat(513) }))).toMatch(/^invalid parameter "cursor": /);
-    expect(rejects(() => parseInput(statusListingQuery, { status: "fine" }))).toMatch(/^invalid parameter "status": expected healthy, degraded/);
+    expect(rejects(() => parseInput(statusListingQuery, { status: "fine" }))).toMatch(
+      /^invalid parameter "status": expected healthy, degraded/,
+    );
     expect(rejects(() => parseInput(testListingQuery, { rule: "'; DROP" }))).toMatch(/^invalid parameter "rule": /);
     expect(rejects(() => parseInput(irListingQuery, { table: "a.b.c" }))).toMatch(/^invalid parameter "table": /);
   });

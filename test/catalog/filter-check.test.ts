@@ -3,7 +3,14 @@ import { filterProblem } from "../../src/catalog/filter-check.js";
 
 describe("filterProblem", () => {
   it("accepts ordinary predicates, including quotes and parentheses inside literals", () => {
-    for (const ok of ["status = 'completed'", "a IN ('x', 'y') AND (b > 1 OR c < 2)", "note = 'it''s'", "note = 'a\\'b'", "`weird col` = 1", "label = '('"]) {
+    for (const ok of [
+      "status = 'completed'",
+      "a IN ('x', 'y') AND (b > 1 OR c < 2)",
+      "note = 'it''s'",
+      "note = 'a\\'b'",
+      "`weird col` = 1",
+      "label = '('",
+    ]) {
       expect(filterProblem(ok), ok).toBeNull();
     }
   });

@@ -48,11 +48,22 @@ describe("parseCatalog", () => {
       file: "metrics/shop.yaml",
     });
     expect(gross.measures[0]).toEqual({ alias: "revenue", function: "Sum", column: "amount", expr: null, non_negative: true });
-    expect(gross.joins[0]).toEqual({ table: "shop.customers", type: "left", from: "shop.orders", column: "customer_id", references: "id", relationship: "many_to_one" });
+    expect(gross.joins[0]).toEqual({
+      table: "shop.customers",
+      type: "left",
+      from: "shop.orders",
+      column: "customer_id",
+      references: "id",
+      relationship: "many_to_one",
+    });
     expect(gross.dimensions[1]).toEqual({ name: "segment", column: "segment", expr: null, table: "shop.customers" });
     expect(gross.source).toEqual({ format: "ours", file: "metrics/shop.yaml" });
     expect(catalog.metrics[1]).toMatchObject({ measures: [{ alias: "orders", function: "Count", column: null }] });
-    expect(catalog.metrics[2]).toMatchObject({ kind: "derived", inputs: ["gross_revenue", "order_count"], expression: "gross_revenue / order_count" });
+    expect(catalog.metrics[2]).toMatchObject({
+      kind: "derived",
+      inputs: ["gross_revenue", "order_count"],
+      expression: "gross_revenue / order_count",
+    });
   });
 
   it("reports malformed YAML once, with the file and the line, and keeps other files", () => {
@@ -77,32 +88,50 @@ describe("parseCatalog", () => {
     const { errors, metrics } = metric("table: shop.orders\nmeasures:\n  - { alias: r, function: Summ, column: amount }");
     expect(metrics).toEqual([]);
     expect(errors).toEqual([
-      { metric: "m", file: "metrics/shop.yaml", message: 'metrics/shop.yaml: metric "m": measures[0].function: expected one of Sum|Count|CountDistinct|Avg|Min|Max|Median|Percentile|SumBoolean' },
+      {
+        metric: "m",
+        file: "metrics/shop.yaml",
+        message:
+          'metrics/shop.yaml: metric "m": measures[0].function: expected one of Sum|Count|CountDistinct|Avg|Min|Max|Median|Percentile|SumBoolean',
+      },
     ]);
   });
 
   it("rejects unknown fields at any depth", () => {
-    const messages = metric(`${BASE}\ntimestmap: created_at\njoins:\n  - { table: shop.c, on: { column: a, references: b, extra: 1 } }`).errors.map((e) => e.message);
+    const messages = metric(
+      `${BASE}\ntimestmap: created_at\njoins:\n  - { table: shop.c, on: { column: a, references: b, extra: 1 } }`,
+    ).errors.map((e) => e.message);
     expect(messages).toContain('metrics/shop.yaml: metric "m": timestmap: unknown field');
     expect(messages).toContain('metrics/shop.yaml: metric "m": joins[0].on.extra: unknown field');
   });
 
   it("rejects bad identifiers, names and tables", () => {
-    const messages = (body: string) => metric(body).errors.map((e) => e.message).join("\n");
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, column: \"amount; DROP\" }")).toContain("measures[0].column: expected a ClickHouse identifier");
+    const messages = (body: string) =>
+      metric(body)
+        .errors.map((e) => e.message)
+        .join("\n");
+    expect(messages('table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, column: "amount; DROP" }')).toContain(
+      "measures[0].column: expected a ClickHouse identifier",
+    );
     expect(messages("table: orders\nmeasures:\n  - { alias: r, function: Count }")).toContain("table: expected database.table");
     expect(messages(`${BASE}\ntimestamp: "created-at"`)).toContain("timestamp: expected a ClickHouse identifier");
-    expect(one("metrics:\n  - name: Gross\n    table: shop.orders\n    measures: [{ alias: r, function: Count }]\n").errors[0]!.message).toBe(
-      'metrics/shop.yaml: metric "Gross": name: expected ^[a-z][a-z0-9_]{0,127}$',
-    );
+    expect(
+      one("metrics:\n  - name: Gross\n    table: shop.orders\n    measures: [{ alias: r, function: Count }]\n").errors[0]!.message,
+    ).toBe('metrics/shop.yaml: metric "Gross": name: expected ^[a-z][a-z0-9_]{0,127}$');
     expect(messages(`${BASE}\ndatasource: Main`)).toContain("datasource: expected");
   });
 
   it("reports missing fields and nameless metrics by index", () => {
     const catalog = one("metrics:\n  - table: shop.orders\n    measures: [{ alias: r, function: Count }]\n");
-    expect(catalog.errors[0]).toEqual({ metric: null, file: "metrics/shop.yaml", message: "metrics/shop.yaml: metrics[0]: name: required" });
+    expect(catalog.errors[0]).toEqual({
+      metric: null,
+      file: "metrics/shop.yaml",
+      message: "metrics/shop.yaml: metrics[0]: name: required",
+    });
     expect(metric("table: shop.orders").errors[0]!.message).toContain("measures: required");
-    expect(metric("table: shop.orders\nmeasures: []").errors[0]!.message).toContain("measures: a structured metric needs at least one measure");
+    expect(metric("table: shop.orders\nmeasures: []").errors[0]!.message).toContain(
+      "measures: a structured metric needs at least one measure",
+    );
   });
 
   it("reads expr, primary_key, multi-hop joins, percentile/median and accepted_values", () => {
@@ -133,20 +162,34 @@ joins:
 
   it("rejects a hop from a table not joined before, an expr beside a column, a Percentile without percentile", () => {
     const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Percentile, column: a }")).toEqual(["measures[0].percentile: required for Percentile"]);
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, column: a, expr: 'a * 2' }")).toEqual(["measures[0].expr: give either column or expr, not both"]);
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, expr: 'a; drop' }")).toEqual(["measures[0].expr: must not contain ';'"]);
-    expect(messages("table: shop.orders\nmeasures: [{ alias: r, function: Count }]\njoins:\n  - { table: geo.regions, from: shop.customers, on: { column: region_id, references: id } }")).toEqual([
-      "joins[0].from: shop.customers is neither the base table nor joined before this join",
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Percentile, column: a }")).toEqual([
+      "measures[0].percentile: required for Percentile",
     ]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, column: a, expr: 'a * 2' }")).toEqual([
+      "measures[0].expr: give either column or expr, not both",
+    ]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum, expr: 'a; drop' }")).toEqual([
+      "measures[0].expr: must not contain ';'",
+    ]);
+    expect(
+      messages(
+        "table: shop.orders\nmeasures: [{ alias: r, function: Count }]\njoins:\n  - { table: geo.regions, from: shop.customers, on: { column: region_id, references: id } }",
+      ),
+    ).toEqual(["joins[0].from: shop.customers is neither the base table nor joined before this join"]);
   });
 
   it("checks fields against each other", () => {
     const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum }")).toEqual(["measures[0].column: required for Sum (or expr)"]);
-    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Count, non_negative: true }")).toEqual(["measures[0].non_negative: only allowed for Sum|Avg|Min|Max"]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Sum }")).toEqual([
+      "measures[0].column: required for Sum (or expr)",
+    ]);
+    expect(messages("table: shop.orders\nmeasures:\n  - { alias: r, function: Count, non_negative: true }")).toEqual([
+      "measures[0].non_negative: only allowed for Sum|Avg|Min|Max",
+    ]);
     expect(messages(`${BASE}\nfreshness: 6h`)).toEqual(["freshness: needs a timestamp column"]);
-    expect(messages(`${BASE}\ndimensions:\n  - { name: s, column: s, table: shop.other }`)[0]).toMatch(/^dimensions\[0\]\.table: shop\.other is neither the base table nor a joined table/);
+    expect(messages(`${BASE}\ndimensions:\n  - { name: s, column: s, table: shop.other }`)[0]).toMatch(
+      /^dimensions\[0\]\.table: shop\.other is neither the base table nor a joined table/,
+    );
     expect(messages(`${BASE}\ntolerances: { measure_not_nul: 0.1 }`)[0]).toMatch(/^tolerances\.measure_not_nul: unknown rule id/);
     expect(messages(`${BASE}\ntolerances: { measure_not_null: 2 }`)[0]).toMatch(/^tolerances\.measure_not_null: /);
     expect(messages(`${BASE}\nfreshness: 6 hours\ntimestamp: t`)).toEqual(["freshness: expected <n>s|m|h|d|w, e.g. 6h"]);
@@ -164,7 +207,10 @@ joins:
   });
 
   it("skips one bad metric and keeps the good ones in the same file", () => {
-    const content = GOOD.replace("  - name: order_count\n", "  - name: broken\n    table: nope\n    measures: [{ alias: r, function: Count }]\n  - name: order_count\n");
+    const content = GOOD.replace(
+      "  - name: order_count\n",
+      "  - name: broken\n    table: nope\n    measures: [{ alias: r, function: Count }]\n  - name: order_count\n",
+    );
     const catalog = one(content);
     expect(catalog.metrics.map((m) => m.name)).toEqual(["gross_revenue", "order_count", "revenue_per_order"]);
     expect(catalog.errors.map((e) => e.metric)).toEqual(["broken"]);
@@ -175,7 +221,11 @@ joins:
     const catalog = parseCatalog([file("z.yaml", dup), file("a.yaml", GOOD)]);
     expect(catalog.metrics.map((m) => m.file)).toEqual(["metrics/a.yaml", "metrics/a.yaml", "metrics/a.yaml"]);
     expect(catalog.errors).toEqual([
-      { metric: "order_count", file: "metrics/z.yaml", message: 'metrics/z.yaml: metric "order_count": name: duplicate metric name, already defined in metrics/a.yaml' },
+      {
+        metric: "order_count",
+        file: "metrics/z.yaml",
+        message: 'metrics/z.yaml: metric "order_count": name: duplicate metric name, already defined in metrics/a.yaml',
+      },
     ]);
   });
 
@@ -203,7 +253,13 @@ joins:
   });
 
   it("is deterministic regardless of the input file order", () => {
-    const files = [file("b.yaml", GOOD.replace(/gross_revenue|order_count|revenue_per_order/g, (n) => `b_${n}`)), file("a.yaml", GOOD)];
+    const files = [
+      file(
+        "b.yaml",
+        GOOD.replace(/gross_revenue|order_count|revenue_per_order/g, (n) => `b_${n}`),
+      ),
+      file("a.yaml", GOOD),
+    ];
     expect(parseCatalog(files)).toEqual(parseCatalog([...files].reverse()));
     expect(parseCatalog(files).metrics[0]!.name).toBe("gross_revenue");
   });

@@ -44,7 +44,9 @@ describe("metric-reliability validate", () => {
     expect(json.code).toBe(1);
     const body = JSON.parse(json.stdout);
     expect(body.metrics).toBe(1);
-    expect(body.errors).toEqual([{ metric: "bad_revenue", file: expect.stringContaining("sales.yaml"), message: expect.stringContaining("measures[0].function") }]);
+    expect(body.errors).toEqual([
+      { metric: "bad_revenue", file: expect.stringContaining("sales.yaml"), message: expect.stringContaining("measures[0].function") },
+    ]);
   });
 
   it("exits 2 on a usage error", async () => {

@@ -15,7 +15,9 @@ describe.each(targets)("metric-reliability migrate on $name", (target) => {
       if (db.options.databaseUrl) env.DATABASE_URL = db.options.databaseUrl;
       const first = await runCli(["migrate"], env);
       expect(first.code, first.stderr).toBe(0);
-      expect(first.stdout).toContain(`${migrations.length} migration${migrations.length === 1 ? "" : "s"} applied (${migrations.map((m) => m.name).join(", ")})`);
+      expect(first.stdout).toContain(
+        `${migrations.length} migration${migrations.length === 1 ? "" : "s"} applied (${migrations.map((m) => m.name).join(", ")})`,
+      );
       const second = await runCli(["migrate"], env);
       expect(second.code, second.stderr).toBe(0);
       expect(second.stdout).toContain(`0 migrations applied, ${migrations.length} already applied`);

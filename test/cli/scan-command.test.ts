@@ -91,19 +91,27 @@ describeCombinations("metric-reliability scan", (combination) => {
       const healthy = await runCli(["scan", "--server", server(), "--metric", HEALTHY, "--json"], { METRIC_RELIABILITY_API_KEY: RO_KEY });
       expect(healthy.code, healthy.stderr).toBe(0);
       const report = JSON.parse(healthy.stdout);
-      expect(report).toMatchObject({ source: `${server()}/`, safe_to_use: true, metrics: [{ metric_name: HEALTHY, status: "healthy", safe_to_use: true }] });
+      expect(report).toMatchObject({
+        source: `${server()}/`,
+        safe_to_use: true,
+        metrics: [{ metric_name: HEALTHY, status: "healthy", safe_to_use: true }],
+      });
     });
 
     it("checks every metric without --metric (the demo has unreliable ones: exit 1)", async () => {
       const run = await runCli(["scan", "--server", server(), "--json"], { METRIC_RELIABILITY_API_KEY: RO_KEY });
       expect(run.code, run.stderr).toBe(1);
       const report = JSON.parse(run.stdout);
-      expect(Object.fromEntries(report.metrics.map((m: { metric_name: string; status: string }) => [m.metric_name, m.status]))).toEqual(EXPECTED_STATUS);
+      expect(Object.fromEntries(report.metrics.map((m: { metric_name: string; status: string }) => [m.metric_name, m.status]))).toEqual(
+        EXPECTED_STATUS,
+      );
     });
 
     it("--fresh has the daemon scan first (a read-write key), then answers from that scan", async () => {
       const before = await session().d.get(`/v1/reliability/status/${HEALTHY}`);
-      const run = await runCli(["scan", "--server", server(), "--metric", HEALTHY, "--fresh", "--json"], { METRIC_RELIABILITY_API_KEY: RW_KEY });
+      const run = await runCli(["scan", "--server", server(), "--metric", HEALTHY, "--fresh", "--json"], {
+        METRIC_RELIABILITY_API_KEY: RW_KEY,
+      });
       expect(run.code, run.stderr).toBe(0);
       const [verdict] = JSON.parse(run.stdout).metrics;
       expect(Date.parse(verdict.checked_at)).toBeGreaterThan(Date.parse(before.checked_at));
@@ -116,14 +124,18 @@ describeCombinations("metric-reliability scan", (combination) => {
       const unknown = await runCli(["scan", "--server", server(), "--metric", "no_such_metric"], { METRIC_RELIABILITY_API_KEY: RO_KEY });
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('metric "no_such_metric" not found');
-      const wrongKey = await runCli(["scan", "--server", server(), "--metric", HEALTHY], { METRIC_RELIABILITY_API_KEY: "not-a-valid-key-0123456789" });
+      const wrongKey = await runCli(["scan", "--server", server(), "--metric", HEALTHY], {
+        METRIC_RELIABILITY_API_KEY: "not-a-valid-key-0123456789",
+      });
       expect(wrongKey.code).toBe(2);
       expect(wrongKey.stderr).toContain("401");
       const noKey = await runCli(["scan", "--server", server(), "--metric", HEALTHY]);
       expect(noKey.code).toBe(2);
       expect(noKey.stderr).toContain("METRIC_RELIABILITY_API_KEY");
       const port = await closedPort();
-      const down = await runCli(["scan", "--server", `http://127.0.0.1:${port}`, "--metric", HEALTHY], { METRIC_RELIABILITY_API_KEY: RO_KEY });
+      const down = await runCli(["scan", "--server", `http://127.0.0.1:${port}`, "--metric", HEALTHY], {
+        METRIC_RELIABILITY_API_KEY: RO_KEY,
+      });
       expect(down.code).toBe(2);
       expect(down.stderr).toContain(`cannot reach http://127.0.0.1:${port}: ECONNREFUSED`);
     });

@@ -50,7 +50,14 @@ describe("metric-reliability serve", () => {
     const port = (free.address() as net.AddressInfo).port;
     await new Promise((resolve) => free.close(resolve));
     const dataDir = await tempDir();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "info", SCAN_SCHEDULE: "off" };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      LOG_LEVEL: "info",
+      SCAN_SCHEDULE: "off",
+    };
     for (const key of ["CLICKHOUSE_URL", "DATABASE_URL", "API_KEYS", "API_READONLY_KEYS", "METRICS_DIR"]) delete env[key];
     const child = spawn(process.execPath, ["--import", "tsx", path.join(ROOT, "src", "cli", "main.ts"), "serve"], { cwd: ROOT, env });
     let stdout = "";

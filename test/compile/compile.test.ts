@@ -44,7 +44,16 @@ describe("compileMetric", () => {
         { name: "country2", source_table: null, column: "country", expr: null, expr_columns: [] },
         { name: "segment", source_table: "shop.customers", column: "segment", expr: null, expr_columns: [] },
       ],
-      joins: [{ table: "shop.customers", from_table: "shop.orders", type: "inner", left_column: "customer_id", right_column: "id", relationship: "one_to_one" }],
+      joins: [
+        {
+          table: "shop.customers",
+          from_table: "shop.orders",
+          type: "inner",
+          left_column: "customer_id",
+          right_column: "id",
+          relationship: "one_to_one",
+        },
+      ],
       description: "Revenue",
       table: "shop.orders",
       primary_key: null,

@@ -26,7 +26,9 @@ describe("loadConfig", () => {
     expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123" }).METRICFLOW_DATABASE).toBe("default");
     expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123/analytics" }).METRICFLOW_DATABASE).toBe("analytics");
     expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123/?database=marts" }).METRICFLOW_DATABASE).toBe("marts");
-    expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123/analytics", METRICFLOW_DATABASE: "dbt_prod" }).METRICFLOW_DATABASE).toBe("dbt_prod");
+    expect(loadConfig({ CLICKHOUSE_URL: "http://ch:8123/analytics", METRICFLOW_DATABASE: "dbt_prod" }).METRICFLOW_DATABASE).toBe(
+      "dbt_prod",
+    );
     expect(() => loadConfig({ METRICFLOW_DATABASE: "bad-name" })).toThrow(/METRICFLOW_DATABASE: expected a ClickHouse database name/);
   });
 

@@ -24,18 +24,44 @@ export interface Expected {
   message: string | RegExp | null;
 }
 
-const row = (rule: string, on: string, status: TestStatus, affected: number, total: number): Expected => ({ rule, on, status, affected, total, message: null });
+const row = (rule: string, on: string, status: TestStatus, affected: number, total: number): Expected => ({
+  rule,
+  on,
+  status,
+  affected,
+  total,
+  message: null,
+});
 const pass = (rule: string, on: string, total: number): Expected => row(rule, on, "passing", 0, total);
 const fail = (rule: string, on: string, affected: number, total: number): Expected => row(rule, on, "failing", affected, total);
-const other = (rule: string, on: string | null, status: TestStatus, affected: number, total: number, message: string | RegExp): Expected => ({ rule, on, status, affected, total, message });
+const other = (
+  rule: string,
+  on: string | null,
+  status: TestStatus,
+  affected: number,
+  total: number,
+  message: string | RegExp,
+): Expected => ({ rule, on, status, affected, total, message });
 const columns = (table: string, list: string[], missing: string[] = []): Expected =>
-  other("columns_exist", `${table} has columns ${list.length > 0 ? list.join(", ") : "(table only)"}`, missing.length > 0 ? "failing" : "passing", missing.length, Math.max(list.length, 1),
-    `${missing.length} of ${Math.max(list.length, 1)} ${list.length > 0 ? "columns" : "tables"} missing${missing.length > 0 ? `: ${missing.join(", ")}` : ""}`);
+  other(
+    "columns_exist",
+    `${table} has columns ${list.length > 0 ? list.join(", ") : "(table only)"}`,
+    missing.length > 0 ? "failing" : "passing",
+    missing.length,
+    Math.max(list.length, 1),
+    `${missing.length} of ${Math.max(list.length, 1)} ${list.length > 0 ? "columns" : "tables"} missing${missing.length > 0 ? `: ${missing.join(", ")}` : ""}`,
+  );
 
 /** filter_columns_exist of the metrics filtered on `status = 'completed'` */
 const filterColumns = (db: string, missing: string[] = []): Expected =>
-  other("filter_columns_exist", `${db}.orders has columns ${missing.length > 0 ? missing.join(", ") : "status"}`, missing.length > 0 ? "failing" : "passing", missing.length, 1,
-    `${missing.length} of 1 columns missing${missing.length > 0 ? `: ${missing.map((c) => `${db}.orders.${c}`).join(", ")}` : ""}`);
+  other(
+    "filter_columns_exist",
+    `${db}.orders has columns ${missing.length > 0 ? missing.join(", ") : "status"}`,
+    missing.length > 0 ? "failing" : "passing",
+    missing.length,
+    1,
+    `${missing.length} of 1 columns missing${missing.length > 0 ? `: ${missing.map((c) => `${db}.orders.${c}`).join(", ")}` : ""}`,
+  );
 
 /** order_revenue without the filter, completed_revenue with it: the same shape. */
 function orderShape(db: string, filtered: boolean): Expected[] {
@@ -47,7 +73,9 @@ function orderShape(db: string, filtered: boolean): Expected[] {
     other("table_not_empty", null, "passing", 0, total, `${total} rows in ${db}.orders${where}`),
     columns(`${db}.orders`, ["amount", "channel", "country", "created_at", "customer_id"]),
     columns(`${db}.customers`, ["id", "segment"]),
-    ...(filtered ? [filterColumns(db), other("filter_column_not_null", "status", "passing", 0, 0, "not applicable: status is String, never NULL")] : []),
+    ...(filtered
+      ? [filterColumns(db), other("filter_column_not_null", "status", "passing", 0, 0, "not applicable: status is String, never NULL")]
+      : []),
     fail("measure_not_null", "amount", n("amountNull"), total),
     fail("measure_finite", "amount", n(["amountNaN", "amountInf"]), total),
     fail("measure_non_negative", "amount", n("amountNegative"), total),
@@ -80,7 +108,12 @@ function avgShape(db: string, statuses: [TestStatus, TestStatus, TestStatus]): E
 
 /** The dbt column tests declared on clean_sales (4-dbt/schema.yml), over `reached` rows. */
 function cleanDbt(reached: number): Expected[] {
-  return [pass("dbt_unique", "id", reached), pass("dbt_not_null", "id", reached), pass("dbt_relationships", "product_id", reached), pass("dbt_accepted_values", "region", CLEAN_SALES)];
+  return [
+    pass("dbt_unique", "id", reached),
+    pass("dbt_not_null", "id", reached),
+    pass("dbt_relationships", "product_id", reached),
+    pass("dbt_accepted_values", "region", CLEAN_SALES),
+  ];
 }
 
 export function expectedResults(db: string): Record<string, Expected[]> {
@@ -128,7 +161,14 @@ export function expectedResults(db: string): Record<string, Expected[]> {
       ...cleanDbt(10),
     ],
     card_payments: [
-      other("table_not_empty", null, "passing", 0, PAYMENTS_FILTERED, `${PAYMENTS_FILTERED} rows in ${db}.payments where method IN ('card', 'cash')`),
+      other(
+        "table_not_empty",
+        null,
+        "passing",
+        0,
+        PAYMENTS_FILTERED,
+        `${PAYMENTS_FILTERED} rows in ${db}.payments where method IN ('card', 'cash')`,
+      ),
       columns(`${db}.payments`, ["amount", "fee", "method", "order_id", "payment_id"]),
       columns(`${db}.orders`, ["id"]),
       other("filter_columns_exist", `${db}.payments has columns method`, "passing", 0, 1, "0 of 1 columns missing"),
@@ -200,8 +240,22 @@ export function expectedResults(db: string): Record<string, Expected[]> {
     ],
     // Never sent to the warehouse as a scan query: every test says why it cannot run.
     template_filter: [
-      other("table_not_empty", null, "warning", 0, 0, /^not evaluated: metric "template_filter": filter ".*" cannot be parsed by ClickHouse: .*ClickHouse error 62: Syntax error/),
-      other("columns_exist", `${db}.orders has columns (table only)`, "warning", 0, 0, /^not evaluated: metric "template_filter": filter .* cannot be parsed by ClickHouse/),
+      other(
+        "table_not_empty",
+        null,
+        "warning",
+        0,
+        0,
+        /^not evaluated: metric "template_filter": filter ".*" cannot be parsed by ClickHouse: .*ClickHouse error 62: Syntax error/,
+      ),
+      other(
+        "columns_exist",
+        `${db}.orders has columns (table only)`,
+        "warning",
+        0,
+        0,
+        /^not evaluated: metric "template_filter": filter .* cannot be parsed by ClickHouse/,
+      ),
     ],
     throwing_filter: [
       other("table_not_empty", null, "warning", 0, 0, /^not evaluated: .*ClickHouse error 395/),

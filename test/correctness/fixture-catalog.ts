@@ -219,5 +219,8 @@ export async function loadYaml(files: Record<string, string>, metricflowDatabase
 }
 
 export function loadFixtureCatalog(db: string): Promise<CatalogSnapshot> {
-  return loadYaml({ "1-orders.yaml": ordersYaml(db), "2-other.yaml": otherYaml(db), "3-drift.yaml": driftYaml(db), "4-dbt/schema.yml": dbtYaml() }, db);
+  return loadYaml(
+    { "1-orders.yaml": ordersYaml(db), "2-other.yaml": otherYaml(db), "3-drift.yaml": driftYaml(db), "4-dbt/schema.yml": dbtYaml() },
+    db,
+  );
 }

@@ -23,7 +23,15 @@ function findings(snapshot: CatalogSnapshot, results: TestResult[], db: string):
     const test = snapshot.tests[i]!;
     expect(test.metric).toBe(result.metric);
     if (result.status === "passing") return;
-    byKey.set(test.key, [result.rule, test.table.replace(`${db}.`, ""), test.filter ?? "", result.check, result.status, result.rows_affected, result.rows_total]);
+    byKey.set(test.key, [
+      result.rule,
+      test.table.replace(`${db}.`, ""),
+      test.filter ?? "",
+      result.check,
+      result.status,
+      result.rows_affected,
+      result.rows_total,
+    ]);
   });
   return [...byKey.values()].sort((a, b) => (a.join("|") < b.join("|") ? -1 : 1));
 }
@@ -96,7 +104,10 @@ describe.each(engines)("$name: the MetricFlow reference project", (engine) => {
 
   beforeAll(async () => {
     handle = await engine.open();
-    for (const [db, bad] of [[clean, false], [defective, true]] as const) {
+    for (const [db, bad] of [
+      [clean, false],
+      [defective, true],
+    ] as const) {
       await handle.exec(`DROP DATABASE IF EXISTS ${db}`);
       for (const statement of metricflowStatements(db, bad)) await handle.exec(statement);
     }

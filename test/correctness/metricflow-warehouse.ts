@@ -29,7 +29,18 @@ export const MF_DEFECTS = {
 const list = (ids: readonly number[]) => (ids.length === 0 ? "0" : ids.join(", "));
 
 export function metricflowStatements(db: string, defective: boolean): string[] {
-  const d = defective ? MF_DEFECTS : { bookingValueNull: [], bookingValueNaN: [], bookingValueNegative: [], isInstantNull: [], referrerNull: [], accountTypeNull: [], revenueNegative: [], revenueFuture: [] };
+  const d = defective
+    ? MF_DEFECTS
+    : {
+        bookingValueNull: [],
+        bookingValueNaN: [],
+        bookingValueNegative: [],
+        isInstantNull: [],
+        referrerNull: [],
+        accountTypeNull: [],
+        revenueNegative: [],
+        revenueFuture: [],
+      };
   return [
     `CREATE DATABASE IF NOT EXISTS ${db}`,
     `CREATE TABLE ${db}.fct_accounts (n UInt32, ds Date, account_balance Float64, account_type Nullable(String), user_id UInt32, ds2 Date, account_type2 String)
@@ -66,7 +77,9 @@ export function metricflowStatements(db: string, defective: boolean): string[] {
     // The defective project's verifications were never loaded.
     ...(defective
       ? []
-      : [`INSERT INTO ${db}.fct_id_verifications SELECT n, now() - n * 60, today(), ['passport', 'license'][n % 2 + 1], n FROM (SELECT toUInt32(number + 1) AS n FROM numbers(${MF_ROWS.verifications}))`]),
+      : [
+          `INSERT INTO ${db}.fct_id_verifications SELECT n, now() - n * 60, today(), ['passport', 'license'][n % 2 + 1], n FROM (SELECT toUInt32(number + 1) AS n FROM numbers(${MF_ROWS.verifications}))`,
+        ]),
 
     `CREATE TABLE ${db}.fct_revenue (n UInt32, revenue Float64, created_at DateTime, user_id UInt32) ENGINE = MergeTree() ORDER BY n`,
     `INSERT INTO ${db}.fct_revenue SELECT n,

@@ -28,7 +28,9 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     handle = await openFixture(engine, db);
     const snapshot = await loadFixtureCatalog(db);
     // Distinct violations: count_key_not_null and foreign_key_not_null on customer_id share one countIf.
-    filteredRowChecks = new Set(snapshot.tests.flatMap((t) => (t.probe.type === "rows_where" && t.filter === FILTER ? [t.probe.violation] : []))).size;
+    filteredRowChecks = new Set(
+      snapshot.tests.flatMap((t) => (t.probe.type === "rows_where" && t.filter === FILTER ? [t.probe.violation] : [])),
+    ).size;
     run = await runScan(snapshot, handle.warehouse, { scanId: `corr-plan-${engine.name}` });
   });
   afterAll(() => dropFixture(handle, db));
@@ -36,7 +38,7 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
   it("reads the schema once, then sends exactly one query per table", () => {
     expect(run.sent[0]!.sql).toMatch(/^SELECT database, table, name, type FROM system\.columns WHERE /);
     expect(run.sent.filter((s) => s.sql.includes("FROM system.columns"))).toHaveLength(1);
-    const folded = tableQueries(run.sent).filter((s) => /-q\d+$/.test(s.options.queryId!));
+    const folded = tableQueries(run.sent).filter((s) => /-q\d+$/.test(s.options.queryId));
     expect(folded.map((s) => groupOf(s.sql).table).sort()).toEqual(
       ["clean_products", "clean_sales", "customers", "empty_orders", "empty_refs", "events", "orders", "payments"].map(q).sort(),
     );
@@ -50,7 +52,7 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
   it("isolates a filter that fails at run time: only its own tests are not evaluated", () => {
     // The folded orders query fails (throwIf), so orders is re-run as one query per filter.
     const orders = tableQueries(run.sent).filter((s) => groupOf(s.sql).table === q("orders"));
-    const ordersId = orders.find((s) => groupOf(s.sql).filter === null && s.sql.includes("throwIf"))!.options.queryId!;
+    const ordersId = orders.find((s) => groupOf(s.sql).filter === null && s.sql.includes("throwIf"))!.options.queryId;
     expect(orders.map((s) => [s.options.queryId, groupOf(s.sql).filter])).toEqual(
       expect.arrayContaining([
         [`${ordersId}-f1`, null],
@@ -67,13 +69,17 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     expect(new Set(failed.map((r) => r.metric))).toEqual(new Set(["throwing_filter"]));
     expect(failed.every((r) => r.message.includes(`query ${ordersId}-f3 failed`))).toBe(true);
     // The other filters' tests on orders were judged.
-    expect(run.results.filter((r) => ["completed_revenue", "order_revenue"].includes(r.metric) && r.message.startsWith("not evaluated"))).toEqual([]);
+    expect(
+      run.results.filter((r) => ["completed_revenue", "order_revenue"].includes(r.metric) && r.message.startsWith("not evaluated")),
+    ).toEqual([]);
   });
 
   it("computes a check shared by several metrics once", () => {
     const completed = tableQueries(run.sent).find((s) => groupOf(s.sql).filter === FILTER)!.sql; // the unfolded part
     // completed_revenue, completed_avg_amount, strict_avg_amount and the derived metric all have it.
-    expect(run.results.filter((r) => r.rule === "measure_not_null" && r.check === "amount IS NOT NULL" && r.rows_total === 160)).toHaveLength(4);
+    expect(
+      run.results.filter((r) => r.rule === "measure_not_null" && r.check === "amount IS NOT NULL" && r.rows_total === 160),
+    ).toHaveLength(4);
     expect(completed.split("`amount` IS NULL")).toHaveLength(2);
     expect(completed.match(/countIf\(/g)).toHaveLength(filteredRowChecks);
   });
@@ -86,7 +92,9 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     const orders = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("orders") && groupOf(s.sql).filter === null)!.sql; // folded
     expect(orders).toContain(`ifNull(countIf(\`amount\` IS NULL), 0)`);
     // orders.customer_id is Nullable(UInt32), customers.id UInt64: 18.16 needs equal types in IN.
-    expect(orders).toContain(`isNotNull(\`customer_id\`) AND toUInt64(\`customer_id\`) NOT IN (SELECT toUInt64(\`id\`) FROM ${q("customers")})`);
+    expect(orders).toContain(
+      `isNotNull(\`customer_id\`) AND toUInt64(\`customer_id\`) NOT IN (SELECT toUInt64(\`id\`) FROM ${q("customers")})`,
+    );
     const customers = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("customers"))!.sql;
     // customers is read only where orders reach it, per filter: a semi-join, still no JOIN.
     const reach = `toString(\`id\`) IN (SELECT toString(\`customer_id\`) FROM ${q("orders")})`;
@@ -110,7 +118,10 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     await handle!.exec(`INSERT INTO ${table} (id, note) VALUES (1, 'a'), (2, 'b'), (3, 'c')`);
     const last = wideColumn(WIDE_COLUMNS - 1);
     await handle!.exec(`INSERT INTO ${table} (id, note, ${last}) VALUES (4, 'd', NULL)`);
-    const measures = Array.from({ length: WIDE_COLUMNS }, (_, i) => `      - { alias: m${i}, function: Sum, column: ${wideColumn(i)} }`).join("\n");
+    const measures = Array.from(
+      { length: WIDE_COLUMNS },
+      (_, i) => `      - { alias: m${i}, function: Sum, column: ${wideColumn(i)} }`,
+    ).join("\n");
     const budget = MAX_QUERY_SIZE - QUERY_WRAPPER_BYTES;
     const catalog = (bytes: number) => {
       const filter = `note != '${"x".repeat(bytes)}'`;
@@ -118,8 +129,11 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     };
     // Lengthen the filter until the first part is exactly `budget` bytes: the engine must then
     // take it with its own wrapping (it would not, were the query planned up to max_query_size).
-    const schema = { default: schemaFromRows((await handle!.warehouse.query(schemaQuery([table]), { queryId: "wide-schema" })) as unknown as ColumnRow[]) };
-    const first = (snap: CatalogSnapshot) => Buffer.byteLength(planScan(snap.tests, schema, { maxQuerySize: MAX_QUERY_SIZE }).queries[0]!.sql);
+    const schema = {
+      default: schemaFromRows((await handle!.warehouse.query(schemaQuery([table]), { queryId: "wide-schema" })) as unknown as ColumnRow[]),
+    };
+    const first = (snap: CatalogSnapshot) =>
+      Buffer.byteLength(planScan(snap.tests, schema, { maxQuerySize: MAX_QUERY_SIZE }).queries[0]!.sql);
     const padding = budget - first(await loadYaml({ "wide.yaml": catalog(LONG_FILTER_BYTES).yaml }));
     const { filter, yaml } = catalog(LONG_FILTER_BYTES + padding);
     const snapshot = await loadYaml({ "wide.yaml": yaml });
@@ -139,7 +153,9 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     // Every part was accepted (nothing "not evaluated"), and the counts are exact.
     expect(wide.results.filter((r) => r.status === "warning")).toEqual([]);
     const failing = wide.results.filter((r) => r.status === "failing");
-    expect(failing.map((r) => [r.rule, r.check, r.rows_affected, r.rows_total])).toEqual([["measure_not_null", `${last} IS NOT NULL`, 1, 4]]);
+    expect(failing.map((r) => [r.rule, r.check, r.rows_affected, r.rows_total])).toEqual([
+      ["measure_not_null", `${last} IS NOT NULL`, 1, 4],
+    ]);
     expect(wide.results).toHaveLength(4 + 3 * WIDE_COLUMNS); // + filter_columns_exist, filter_column_not_null (not applicable: note is never NULL)
   });
 });

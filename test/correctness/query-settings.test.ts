@@ -21,7 +21,16 @@ const server = serverConnection();
 const cases = [
   { name: "embedded" as const, env: {} as Record<string, string> },
   ...(server
-    ? [{ name: "server" as const, env: { CLICKHOUSE_URL: server.url, ...(server.username ? { CLICKHOUSE_USER: server.username } : {}), ...(server.password ? { CLICKHOUSE_PASSWORD: server.password } : {}) } }]
+    ? [
+        {
+          name: "server" as const,
+          env: {
+            CLICKHOUSE_URL: server.url,
+            ...(server.username ? { CLICKHOUSE_USER: server.username } : {}),
+            ...(server.password ? { CLICKHOUSE_PASSWORD: server.password } : {}),
+          },
+        },
+      ]
     : []),
 ];
 

@@ -2,7 +2,6 @@
 // planted ids (respecting the metric's filter), as many as reported up to the LIMIT 10.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
-import type { Row } from "../../src/warehouse/warehouse.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { loadFixtureCatalog } from "./fixture-catalog.js";
 import { DUPLICATE_CUSTOMER_IDS, DUPLICATE_CUSTOMER_ROWS, SEGMENT_NULL_IDS, defectIds, type Defect } from "./fixture-warehouse.js";
@@ -21,7 +20,11 @@ const ORDERS_CHECKS: Record<string, { defects: Defect[]; column: string; violate
   "dimension_not_null country": { defects: ["countryNull", "countryEmpty"], column: "country", violates: (v) => v === null || v === "" },
   "dimension_not_null channel": { defects: ["channelEmpty"], column: "channel", violates: (v) => v === "" },
   "join_referential_integrity customer_id": { defects: ["customerOrphan"], column: "customer_id", violates: (v) => Number(v) > 50 },
-  "timestamp_not_future created_at": { defects: ["createdFuture"], column: "created_at", violates: (v, now) => typeof v === "string" && v > now },
+  "timestamp_not_future created_at": {
+    defects: ["createdFuture"],
+    column: "created_at",
+    violates: (v, now) => typeof v === "string" && v > now,
+  },
 };
 
 const skippedFromQuery = (r: TestResult) => r.message.startsWith("not evaluated") || r.message.startsWith("not applicable");
@@ -44,18 +47,22 @@ describe.each(engines)("$name: sample queries of the correctness fixture", (engi
   it("row checks on orders return only the planted rows, filter respected, up to LIMIT 10", async () => {
     // Every row-level check on orders (freshness and emptiness samples are aggregates, below).
     // (Passing checks are covered below.)
-    const results = run.results.filter((r) => r.sample_sql.startsWith(`SELECT * FROM \`${db}\`.\`orders\` WHERE`) && !skippedFromQuery(r) && r.status !== "passing");
+    const results = run.results.filter(
+      (r) => r.sample_sql.startsWith(`SELECT * FROM \`${db}\`.\`orders\` WHERE`) && !skippedFromQuery(r) && r.status !== "passing",
+    );
     expect(results.length).toBeGreaterThan(20);
     for (const result of results) {
       const words = result.check.split(/[^A-Za-z0-9_]+/);
-      const spec = Object.entries(ORDERS_CHECKS).find(([key]) => key.startsWith(`${result.rule} `) && words.includes(key.split(" ")[1]!))?.[1];
+      const spec = Object.entries(ORDERS_CHECKS).find(
+        ([key]) => key.startsWith(`${result.rule} `) && words.includes(key.split(" ")[1]!),
+      )?.[1];
       expect(spec, `${result.metric} ${result.rule} ${result.check}`).toBeDefined();
       const filtered = result.sample_sql.includes("(status = 'completed')");
       const planted = new Set(defectIds(spec!.defects, filtered));
       expect(result.rows_affected).toBe(planted.size);
       expect(result.sample_sql).toMatch(/ LIMIT 10$/);
       expect(result.status).not.toBe("passing");
-      const rows = (await query(result.sample_sql)) as Row[];
+      const rows = await query(result.sample_sql);
       expect(rows, `${result.metric}: ${result.sample_sql}`).toHaveLength(Math.min(result.rows_affected, LIMIT));
       for (const row of rows) {
         expect(planted.has(Number(row.id)), `${result.metric} ${result.rule}: id ${String(row.id)}`).toBe(true);
@@ -66,14 +73,16 @@ describe.each(engines)("$name: sample queries of the correctness fixture", (engi
   });
 
   it("passing row checks return no rows", async () => {
-    const passing = run.results.filter((r) => r.status === "passing" && r.rows_total > 0 && / LIMIT 10$/.test(r.sample_sql) && r.rule !== "join_key_unique");
+    const passing = run.results.filter(
+      (r) => r.status === "passing" && r.rows_total > 0 && / LIMIT 10$/.test(r.sample_sql) && r.rule !== "join_key_unique",
+    );
     expect(passing.length).toBeGreaterThan(10);
     for (const result of passing) expect(await query(result.sample_sql), `${result.metric} ${result.rule}`).toEqual([]);
   });
 
   it("a NULL dimension on the joined table returns those rows", async () => {
     const [segment] = byRule("dimension_not_null").filter((r) => r.check.startsWith("segment"));
-    const rows = (await query(segment!.sample_sql)) as Row[];
+    const rows = await query(segment!.sample_sql);
     expect(rows).toHaveLength(segment!.rows_affected);
     expect(rows.map((r) => Number(r.id)).sort((a, b) => a - b)).toEqual(SEGMENT_NULL_IDS);
     expect(rows.every((r) => r.segment === null)).toBe(true);
@@ -82,7 +91,7 @@ describe.each(engines)("$name: sample queries of the correctness fixture", (engi
   it("duplicate join keys return every row sharing a duplicated key", async () => {
     const [unique] = byRule("join_key_unique").filter((r) => r.status === "failing");
     expect(unique!.rows_affected).toBe(3); // extra rows: count() - uniqExact(id)
-    const rows = (await query(unique!.sample_sql)) as Row[];
+    const rows = await query(unique!.sample_sql);
     // Both copies of a duplicate are shown: neither is "the" bad one.
     expect(rows).toHaveLength(Math.min(DUPLICATE_CUSTOMER_ROWS, LIMIT));
     expect([...new Set(rows.map((r) => Number(r.id)))].sort()).toEqual(DUPLICATE_CUSTOMER_IDS);

@@ -73,7 +73,9 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
   it("covers every rule: all pass on the clean metric, each fails somewhere on the defective ones", () => {
     const clean = resultsOf("clean_revenue");
     // clean_revenue has no filter; the filtered completed_revenue shows those rules passing.
-    expect(new Set(clean.map((r) => r.rule))).toEqual(new Set(RULE_IDS.filter((r) => r !== "filter_columns_exist" && r !== "filter_column_not_null")));
+    expect(new Set(clean.map((r) => r.rule))).toEqual(
+      new Set(RULE_IDS.filter((r) => r !== "filter_columns_exist" && r !== "filter_column_not_null")),
+    );
     expect(clean.filter((r) => r.status !== "passing")).toEqual([]);
     expect(resultsOf("completed_revenue").find((r) => r.rule === "filter_columns_exist")!.status).toBe("passing");
     const failing = new Set(run.results.filter((r) => r.status === "failing").map((r) => r.rule));
@@ -114,7 +116,10 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
 
   it("a missing column fails columns_exist and turns the tests that need it into warnings, not errors", () => {
     const drifted = resultsOf("drifted");
-    expect(drifted.find((r) => r.rule === "columns_exist")).toMatchObject({ status: "failing", message: `1 of 2 columns missing: ${db}.orders.discount` });
+    expect(drifted.find((r) => r.rule === "columns_exist")).toMatchObject({
+      status: "failing",
+      message: `1 of 2 columns missing: ${db}.orders.discount`,
+    });
     for (const result of drifted.filter((r) => r.check.includes("discount") && r.rule !== "columns_exist")) {
       expect(result.status).toBe("warning");
       expect(result.message).toContain("not evaluated: column missing");
@@ -160,7 +165,9 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
         {
           metric: "template_filter",
           file: expect.stringMatching(/\/3-drift\.yaml$/),
-          message: expect.stringMatching(/metric "template_filter": filter "\{\{ Dimension\('order__status'\) \}\} = 'completed'" cannot be parsed by ClickHouse: .*Syntax error/),
+          message: expect.stringMatching(
+            /metric "template_filter": filter "\{\{ Dimension\('order__status'\) \}\} = 'completed'" cannot be parsed by ClickHouse: .*Syntax error/,
+          ),
         },
       ]);
       // Its SQL never reached a scan query.

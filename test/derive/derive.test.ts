@@ -4,7 +4,19 @@ import type { TestResult, TestStatus } from "../../src/evaluate/types.js";
 import type { Severity } from "../../src/infer/types.js";
 
 function result(metric: string, status: TestStatus, severity: Severity = "HIGH"): TestResult {
-  return { metric, rule: "r", name: "r", severity, confidence: "high", status, rows_affected: 0, rows_total: 0, message: "", sample_sql: "", check: "" };
+  return {
+    metric,
+    rule: "r",
+    name: "r",
+    severity,
+    confidence: "high",
+    status,
+    rows_affected: 0,
+    rows_total: 0,
+    message: "",
+    sample_sql: "",
+    check: "",
+  };
 }
 
 describe("deriveStatuses", () => {
@@ -37,7 +49,11 @@ describe("deriveStatuses", () => {
 });
 
 describe("a metric nothing vouches for", () => {
-  const notEvaluated = (metric: string, rule = "measure_not_null"): TestResult => ({ ...result(metric, "warning"), rule, message: "not evaluated: query q1 failed: timeout" });
+  const notEvaluated = (metric: string, rule = "measure_not_null"): TestResult => ({
+    ...result(metric, "warning"),
+    rule,
+    message: "not evaluated: query q1 failed: timeout",
+  });
   it("is unknown and unsafe when none of its data tests could be evaluated, even with its schema checks passing", () => {
     const statuses = deriveStatuses(
       ["none", "schema_only", "some", "high_fail", "only_not_applicable"],
@@ -72,6 +88,11 @@ describe("summarize and countTests", () => {
     expect(summarize([])).toEqual({ total: 0, healthy: 0, degraded: 0, unreliable: 0, unknown: 0 });
   });
   it("counts test results by status", () => {
-    expect(countTests([result("a", "passing"), result("a", "failing"), result("b", "warning"), result("b", "warning")])).toEqual({ total: 4, passing: 1, failing: 1, warning: 2 });
+    expect(countTests([result("a", "passing"), result("a", "failing"), result("b", "warning"), result("b", "warning")])).toEqual({
+      total: 4,
+      passing: 1,
+      failing: 1,
+      warning: 2,
+    });
   });
 });

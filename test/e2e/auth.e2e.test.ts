@@ -86,7 +86,10 @@ function expectUnauthorized(res: HttpResult, what: string): void {
 }
 
 async function clientError(call: () => Promise<unknown>) {
-  const e = (await call().then(() => null, (x: unknown) => x)) as TRPCClientError<AppRouter>;
+  const e = (await call().then(
+    () => null,
+    (x: unknown) => x,
+  )) as TRPCClientError<AppRouter>;
   expect(e).toBeInstanceOf(TRPCClientError);
   return { appCode: e.data?.appCode, httpStatus: e.data?.httpStatus };
 }
@@ -103,8 +106,12 @@ describeCombinations("auth and status codes", (combination) => {
         expect(res.body).toEqual({ error: { code: "unauthorized", message: expect.any(String) } });
       }
     }
-    expect((await d.request("GET", "/v1/reliability/status")).body.error.message).toBe("missing bearer token: send Authorization: Bearer <API key>");
-    expect((await d.request("GET", "/v1/reliability/status", { authorization: `Bearer ${WRONG_KEY}` })).body.error.message).toBe("invalid API key");
+    expect((await d.request("GET", "/v1/reliability/status")).body.error.message).toBe(
+      "missing bearer token: send Authorization: Bearer <API key>",
+    );
+    expect((await d.request("GET", "/v1/reliability/status", { authorization: `Bearer ${WRONG_KEY}` })).body.error.message).toBe(
+      "invalid API key",
+    );
   });
 
   it("tRPC: 401 with WWW-Authenticate: Bearer for a missing or wrong key on every procedure", async () => {
@@ -115,9 +122,16 @@ describeCombinations("auth and status codes", (combination) => {
         const res =
           type === "query"
             ? await d.request("GET", `/trpc/${path}${query(input)}`, options)
-            : await d.request("POST", `/trpc/${path}`, { ...options, headers: { "content-type": "application/json" }, body: JSON.stringify(input ?? {}) });
+            : await d.request("POST", `/trpc/${path}`, {
+                ...options,
+                headers: { "content-type": "application/json" },
+                body: JSON.stringify(input ?? {}),
+              });
         expectUnauthorized(res, `${path} with ${authorization}`);
-        expect(res.body.error).toMatchObject({ message: expect.any(String), data: { code: "UNAUTHORIZED", httpStatus: 401, appCode: "unauthorized", path } });
+        expect(res.body.error).toMatchObject({
+          message: expect.any(String),
+          data: { code: "UNAUTHORIZED", httpStatus: 401, appCode: "unauthorized", path },
+        });
         expect(res.body.error.data.stack).toBeUndefined();
       }
     }
@@ -150,7 +164,11 @@ describeCombinations("auth and status codes", (combination) => {
       expect(res.headers["www-authenticate"]).toBeUndefined();
     }
     const t = d.trpc(RO_KEY, "single");
-    for (const call of [() => t.semanticTests.run.mutate(), () => t.reliability.scan.mutate(), () => t.reliability.scan.mutate({ wait: true })]) {
+    for (const call of [
+      () => t.semanticTests.run.mutate(),
+      () => t.reliability.scan.mutate(),
+      () => t.reliability.scan.mutate({ wait: true }),
+    ]) {
       expect(await clientError(call)).toEqual({ appCode: "forbidden", httpStatus: 403 });
     }
     for (const [method, path] of REST_ENDPOINTS.slice(0, 11)) {
@@ -176,15 +194,29 @@ describeCombinations("auth and status codes", (combination) => {
 
   it("JSON 404 for unknown routes, metrics and scans; affected-by of an unknown table is 200 with count 0", async () => {
     const { d } = session();
-    const notFound = (message: string | RegExp) => ({ error: { code: "not_found", message: typeof message === "string" ? message : expect.stringMatching(message) } });
+    const notFound = (message: string | RegExp) => ({
+      error: { code: "not_found", message: typeof message === "string" ? message : expect.stringMatching(message) },
+    });
     expect(await d.request("GET", "/nope")).toMatchObject({ status: 404, body: notFound("no such endpoint: GET /nope") });
-    expect(await d.request("GET", "/v1/nope", { key: RW_KEY })).toMatchObject({ status: 404, body: notFound("no such endpoint: GET /v1/nope") });
+    expect(await d.request("GET", "/v1/nope", { key: RW_KEY })).toMatchObject({
+      status: 404,
+      body: notFound("no such endpoint: GET /v1/nope"),
+    });
     expect(await d.request("DELETE", "/v1/reliability/status", { key: RW_KEY })).toMatchObject({ status: 404, body: notFound(/DELETE/) });
     expect(await d.request("GET", "/v1/reliability/scan", { key: RW_KEY })).toMatchObject({ status: 404, body: notFound(/GET/) });
     expect(await d.request("POST", "/v1/reliability/status", { key: RW_KEY })).toMatchObject({ status: 404, body: notFound(/POST/) });
-    expect(await d.request("GET", "/v1/compiler/ir/no_such_metric", { key: RW_KEY })).toMatchObject({ status: 404, body: notFound('metric "no_such_metric" not found') });
-    expect(await d.request("GET", "/v1/reliability/status/no_such_metric", { key: RO_KEY })).toMatchObject({ status: 404, body: notFound('metric "no_such_metric" not found') });
-    expect(await d.request("GET", `/v1/reliability/scans/${UUID0}`, { key: RW_KEY })).toMatchObject({ status: 404, body: notFound(`scan "${UUID0}" not found`) });
+    expect(await d.request("GET", "/v1/compiler/ir/no_such_metric", { key: RW_KEY })).toMatchObject({
+      status: 404,
+      body: notFound('metric "no_such_metric" not found'),
+    });
+    expect(await d.request("GET", "/v1/reliability/status/no_such_metric", { key: RO_KEY })).toMatchObject({
+      status: 404,
+      body: notFound('metric "no_such_metric" not found'),
+    });
+    expect(await d.request("GET", `/v1/reliability/scans/${UUID0}`, { key: RW_KEY })).toMatchObject({
+      status: 404,
+      body: notFound(`scan "${UUID0}" not found`),
+    });
     const none = await d.request("GET", "/v1/reliability/affected-by/shop.no_such_table", { key: RW_KEY });
     expect([none.status, none.body]).toEqual([200, { table: "shop.no_such_table", affected_metrics: [], count: 0 }]);
     const trpc = await d.request("GET", "/trpc/no.such.procedure", { key: RW_KEY });
@@ -196,12 +228,24 @@ describeCombinations("auth and status codes", (combination) => {
     const { d } = session();
     const results: [string, HttpResult, "rest" | "trpc"][] = [];
     for (const path of HOSTILE_GETS) results.push([path, await d.request("GET", path, { key: RW_KEY }), "rest"]);
-    for (const path of ["/v1/reliability/scan?wait=%27;DROP", "/v1/reliability/scan?wait=true&wait=false", `/v1/reliability/scan?wait=${"x".repeat(5000)}`]) {
+    for (const path of [
+      "/v1/reliability/scan?wait=%27;DROP",
+      "/v1/reliability/scan?wait=true&wait=false",
+      `/v1/reliability/scan?wait=${"x".repeat(5000)}`,
+    ]) {
       results.push([path, await d.request("POST", path, { key: RW_KEY }), "rest"]);
     }
     const json = { "content-type": "application/json" };
-    results.push(["malformed JSON", await d.request("POST", "/v1/reliability/scan", { key: RW_KEY, headers: json, body: "{nope" }), "rest"]);
-    results.push(["large body", await d.request("POST", "/v1/semantic-tests/run", { key: RW_KEY, headers: json, body: JSON.stringify({ x: "y".repeat(100_000) }) }), "rest"]);
+    results.push([
+      "malformed JSON",
+      await d.request("POST", "/v1/reliability/scan", { key: RW_KEY, headers: json, body: "{nope" }),
+      "rest",
+    ]);
+    results.push([
+      "large body",
+      await d.request("POST", "/v1/semantic-tests/run", { key: RW_KEY, headers: json, body: JSON.stringify({ x: "y".repeat(100_000) }) }),
+      "rest",
+    ]);
     const inputs: [string, unknown][] = [
       ["compiler.irByName", { name: "'; DROP TABLE shop.orders; --" }],
       ["compiler.irByName", { name: 5 }],
@@ -210,7 +254,8 @@ describeCombinations("auth and status codes", (combination) => {
       ["reliability.affectedBy", { table: "shop.orders; DROP" }],
       ["reliability.scanById", { id: "../../etc" }],
     ];
-    for (const [path, input] of inputs) results.push([`${path} ${JSON.stringify(input)}`, await d.request("GET", `/trpc/${path}${query(input)}`, { key: RW_KEY }), "trpc"]);
+    for (const [path, input] of inputs)
+      results.push([`${path} ${JSON.stringify(input)}`, await d.request("GET", `/trpc/${path}${query(input)}`, { key: RW_KEY }), "trpc"]);
     results.push(["tRPC malformed input", await d.request("GET", "/trpc/compiler.irByName?input=%7Bnope", { key: RW_KEY }), "trpc"]);
 
     for (const [what, res, transport] of results) {
@@ -221,8 +266,12 @@ describeCombinations("auth and status codes", (combination) => {
       if (transport === "rest") expect(res.body, what).toEqual({ error: { code, message: expect.any(String) } });
       expect(res.text, what).not.toMatch(/stack|at [\w.]+ \(|node_modules/);
     }
-    expect(results.find(([w]) => w === "malformed JSON")![1].body).toEqual({ error: { code: "bad_request", message: "malformed JSON body" } });
-    expect(results.find(([w]) => w === "large body")![1].body).toEqual({ error: { code: "bad_request", message: "request body too large (limit 16384 bytes)" } });
+    expect(results.find(([w]) => w === "malformed JSON")![1].body).toEqual({
+      error: { code: "bad_request", message: "malformed JSON body" },
+    });
+    expect(results.find(([w]) => w === "large body")![1].body).toEqual({
+      error: { code: "bad_request", message: "request body too large (limit 16384 bytes)" },
+    });
     // The hostile values never reached the Prometheus labels (route patterns only).
     const text = (await d.request("GET", "/metrics")).text;
     expect(text).toContain('route="/v1/compiler/ir/:name"');

@@ -193,7 +193,9 @@ export async function launch(backend: Backend, overrides: Record<string, string>
     },
     trpc(key, link = "batch") {
       const make = link === "batch" ? httpBatchLink : httpLink;
-      return createTRPCClient<AppRouter>({ links: [make({ url: `${base}/trpc`, headers: () => (key ? { Authorization: `Bearer ${key}` } : {}) })] });
+      return createTRPCClient<AppRouter>({
+        links: [make({ url: `${base}/trpc`, headers: () => (key ? { Authorization: `Bearer ${key}` } : {}) })],
+      });
     },
     stop: () => daemon.stop(),
   };

@@ -40,19 +40,107 @@ export interface ExpectedProblem {
 
 /** Every test that does not pass, in the order the store returns them (metric, rule, name). */
 export const EXPECTED_PROBLEMS: ExpectedProblem[] = [
-  { metric: "active_customers", rule: "dimension_not_null", status: "warning", severity: "MEDIUM", rows_affected: 2, rows_total: 301, message: "2 of 301 rows (0.66%) have NULL or empty country" },
+  {
+    metric: "active_customers",
+    rule: "dimension_not_null",
+    status: "warning",
+    severity: "MEDIUM",
+    rows_affected: 2,
+    rows_total: 301,
+    message: "2 of 301 rows (0.66%) have NULL or empty country",
+  },
   // The inventory loader stopped 3 days ago (the age grows by the time since seeding).
-  { metric: "stock_on_hand", rule: "freshness", status: "failing", severity: "HIGH", rows_affected: 1, rows_total: 1000, message: /^newest row is 3d( \d+h)? old \(allowed 1d\)$/ },
-  { metric: "gross_revenue", rule: "measure_not_null", status: "failing", severity: "HIGH", rows_affected: 3, rows_total: 4000, message: "3 of 4,000 rows (0.07%) have NULL amount" },
-  { metric: "orders_by_segment", rule: "join_key_unique", status: "failing", severity: "HIGH", rows_affected: 1, rows_total: 301, message: "1 of 301 rows (0.33%) is an extra row with a duplicate id" },
-  { metric: "units_sold_by_category", rule: "join_referential_integrity", status: "failing", severity: "HIGH", rows_affected: 5, rows_total: 5000, message: "5 of 5,000 rows (0.10%) have product_id with no match in shop.products.id" },
+  {
+    metric: "stock_on_hand",
+    rule: "freshness",
+    status: "failing",
+    severity: "HIGH",
+    rows_affected: 1,
+    rows_total: 1000,
+    message: /^newest row is 3d( \d+h)? old \(allowed 1d\)$/,
+  },
+  {
+    metric: "gross_revenue",
+    rule: "measure_not_null",
+    status: "failing",
+    severity: "HIGH",
+    rows_affected: 3,
+    rows_total: 4000,
+    message: "3 of 4,000 rows (0.07%) have NULL amount",
+  },
+  {
+    metric: "orders_by_segment",
+    rule: "join_key_unique",
+    status: "failing",
+    severity: "HIGH",
+    rows_affected: 1,
+    rows_total: 301,
+    message: "1 of 301 rows (0.33%) is an extra row with a duplicate id",
+  },
+  {
+    metric: "units_sold_by_category",
+    rule: "join_referential_integrity",
+    status: "failing",
+    severity: "HIGH",
+    rows_affected: 5,
+    rows_total: 5000,
+    message: "5 of 5,000 rows (0.10%) have product_id with no match in shop.products.id",
+  },
   // Derived: inherits gross_revenue's tests.
-  { metric: "revenue_per_order", rule: "measure_not_null", status: "failing", severity: "HIGH", rows_affected: 3, rows_total: 4000, message: "3 of 4,000 rows (0.07%) have NULL amount" },
-  { metric: "refund_amount", rule: "measure_non_negative", status: "warning", severity: "MEDIUM", rows_affected: 2, rows_total: 300, message: "2 of 300 rows (0.67%) have negative amount" },
-  { metric: "refund_amount", rule: "timestamp_not_future", status: "warning", severity: "MEDIUM", rows_affected: 1, rows_total: 300, message: "1 of 300 rows (0.33%) has created_at in the future" },
-  { metric: "identified_visitors", rule: "count_key_not_null", status: "failing", severity: "MEDIUM", rows_affected: 500, rows_total: 2000, message: /^500 of 2,000 rows \(25\.00%\) have NULL customer_id/ },
-  { metric: "sessions_by_checkout_step", rule: "columns_exist", status: "failing", severity: "HIGH", rows_affected: 1, rows_total: 1, message: "1 of 1 columns missing: shop.sessions.checkout_step" },
-  { metric: "sessions_by_checkout_step", rule: "dimension_not_null", status: "warning", severity: "MEDIUM", rows_affected: 0, rows_total: 0, message: "not evaluated: column missing: shop.sessions.checkout_step" },
+  {
+    metric: "revenue_per_order",
+    rule: "measure_not_null",
+    status: "failing",
+    severity: "HIGH",
+    rows_affected: 3,
+    rows_total: 4000,
+    message: "3 of 4,000 rows (0.07%) have NULL amount",
+  },
+  {
+    metric: "refund_amount",
+    rule: "measure_non_negative",
+    status: "warning",
+    severity: "MEDIUM",
+    rows_affected: 2,
+    rows_total: 300,
+    message: "2 of 300 rows (0.67%) have negative amount",
+  },
+  {
+    metric: "refund_amount",
+    rule: "timestamp_not_future",
+    status: "warning",
+    severity: "MEDIUM",
+    rows_affected: 1,
+    rows_total: 300,
+    message: "1 of 300 rows (0.33%) has created_at in the future",
+  },
+  {
+    metric: "identified_visitors",
+    rule: "count_key_not_null",
+    status: "failing",
+    severity: "MEDIUM",
+    rows_affected: 500,
+    rows_total: 2000,
+    message: /^500 of 2,000 rows \(25\.00%\) have NULL customer_id/,
+  },
+  {
+    metric: "sessions_by_checkout_step",
+    rule: "columns_exist",
+    status: "failing",
+    severity: "HIGH",
+    rows_affected: 1,
+    rows_total: 1,
+    message: "1 of 1 columns missing: shop.sessions.checkout_step",
+  },
+  {
+    metric: "sessions_by_checkout_step",
+    rule: "dimension_not_null",
+    status: "warning",
+    severity: "MEDIUM",
+    rows_affected: 0,
+    rows_total: 0,
+    message: "not evaluated: column missing: shop.sessions.checkout_step",
+  },
 ];
 export const problemsOf = (metric: string) => EXPECTED_PROBLEMS.filter((p) => p.metric === metric);
 
@@ -83,7 +171,19 @@ export const ROW_RULES = new Set([
   "join_referential_integrity",
 ]);
 
-export const TEST_RESULT_FIELDS = ["check", "confidence", "message", "metric", "name", "rows_affected", "rows_total", "rule", "sample_sql", "severity", "status"];
+export const TEST_RESULT_FIELDS = [
+  "check",
+  "confidence",
+  "message",
+  "metric",
+  "name",
+  "rows_affected",
+  "rows_total",
+  "rule",
+  "sample_sql",
+  "severity",
+  "status",
+];
 export const INFERRED_TEST_FIELDS = ["check", "confidence", "metric", "name", "rule", "severity", "status"];
 export const SCAN_FIELDS = ["error", "finished_at", "scan_id", "started_at", "status", "summary", "trigger"];
 
@@ -139,14 +239,21 @@ export function expectTestResult(t: Record<string, unknown>): void {
     expect(message).toMatch(/^newest row is \d+[dhms]( \d+[hms])? old \(allowed \d+[dhmsw]\)$/);
   } else {
     // a rule this suite does not know yet: its message still states the count
-    expect(message.includes(fmt(affected)) || message.includes(fmt(total)), `${t.rule}: ${message}`).toBe(true);
+    expect(message.includes(fmt(affected)) || message.includes(fmt(total)), `${String(t.rule)}: ${message}`).toBe(true);
   }
 }
 
 /** The expected problem this failing/warning result is, by (metric, rule), with exact values. */
 export function expectProblem(t: Record<string, unknown>, p: ExpectedProblem): void {
   expectTestResult(t);
-  expect(t).toMatchObject({ metric: p.metric, rule: p.rule, status: p.status, severity: p.severity, rows_affected: p.rows_affected, rows_total: p.rows_total });
+  expect(t).toMatchObject({
+    metric: p.metric,
+    rule: p.rule,
+    status: p.status,
+    severity: p.severity,
+    rows_affected: p.rows_affected,
+    rows_total: p.rows_total,
+  });
   if (typeof p.message === "string") expect(t.message).toBe(p.message);
   else expect(t.message).toMatch(p.message);
 }

@@ -57,11 +57,20 @@ describe(`rate limit, body limit and content type [${embedded.label}]`, () => {
     expect(limited.status).toBe(429);
     const retryAfter = Number(limited.headers["retry-after"]);
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60).toBe(true);
-    expect(limited.body).toEqual({ error: { code: "rate_limited", message: expect.stringMatching(/^too many write requests with this API key \(limit 2 per 60s\); retry in \d+s$/) } });
+    expect(limited.body).toEqual({
+      error: {
+        code: "rate_limited",
+        message: expect.stringMatching(/^too many write requests with this API key \(limit 2 per 60s\); retry in \d+s$/),
+      },
+    });
     responseValidator((await d.request("GET", "/v1/openapi.json")).body).validate("post", "/v1/semantic-tests/run", limited);
 
     // tRPC mutations share the key's budget, and keep tRPC's envelope.
-    const raw = await d.request("POST", "/trpc/reliability.scan", { key: RW_KEY, headers: { "content-type": "application/json" }, body: "{}" });
+    const raw = await d.request("POST", "/trpc/reliability.scan", {
+      key: RW_KEY,
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(raw.status).toBe(429);
     expect(Number(raw.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     const viaClient = await trpcFailure(d.trpc(RW_KEY, "single").semanticTests.run.mutate());

@@ -50,11 +50,19 @@ describeCombinations("a dbt MetricFlow project as METRICS_DIR", (combination) =>
     expect(ir.count).toBe(59); // 58 MetricFlow metrics + ours
     expect(ir.warnings).toEqual([]);
     const compileErrors = ir.errors.filter((e) => e.metric !== "pasted_template");
-    expect(compileErrors.map((e) => [e.metric, e.file])).toEqual([["active_listings", "project/semantic/simple_semantic_manifest/metrics.yaml"]]);
+    expect(compileErrors.map((e) => [e.metric, e.file])).toEqual([
+      ["active_listings", "project/semantic/simple_semantic_manifest/metrics.yaml"],
+    ]);
     for (const e of compileErrors) expect(e.message).toContain("unsupported: filter");
     const bookings = await d!.get("/v1/compiler/ir/bookings");
-    expect(bookings).toMatchObject({ kind: "structured", table: `${DB}.fct_bookings`, source: { format: "metricflow", file: "project/semantic/simple_semantic_manifest/metrics.yaml" } });
-    expect(await d!.get("/v1/compiler/ir/pasted_template")).toMatchObject({ source: { format: "ours", file: "project/ours/nested/pasted.yaml" } });
+    expect(bookings).toMatchObject({
+      kind: "structured",
+      table: `${DB}.fct_bookings`,
+      source: { format: "metricflow", file: "project/semantic/simple_semantic_manifest/metrics.yaml" },
+    });
+    expect(await d!.get("/v1/compiler/ir/pasted_template")).toMatchObject({
+      source: { format: "ours", file: "project/ours/nested/pasted.yaml" },
+    });
   });
 
   it("reports a filter ClickHouse cannot parse once the catalogue has loaded, and keeps the metric unknown", async () => {
@@ -64,7 +72,13 @@ describeCombinations("a dbt MetricFlow project as METRICS_DIR", (combination) =>
       if (errors.length === 0) await sleep(50);
     }
     expect(errors).toEqual([
-      { metric: "pasted_template", file: "project/ours/nested/pasted.yaml", message: expect.stringMatching(/filter "\{\{ Dimension\('booking__is_instant'\) \}\}" cannot be parsed by ClickHouse: .*Syntax error/) },
+      {
+        metric: "pasted_template",
+        file: "project/ours/nested/pasted.yaml",
+        message: expect.stringMatching(
+          /filter "\{\{ Dimension\('booking__is_instant'\) \}\}" cannot be parsed by ClickHouse: .*Syntax error/,
+        ),
+      },
     ]);
     expect(await d!.get("/v1/reliability/status/pasted_template")).toMatchObject({ status: "unknown", safe_to_use: false });
     expect(d!.logs.some((l) => String((l as { msg?: unknown }).msg).includes("cannot be parsed by ClickHouse"))).toBe(true);

@@ -36,12 +36,18 @@ export function responseValidator(doc: OpenApiDocument): ResponseValidator {
     validate(method, template, res) {
       const response = doc.paths[template]?.[method]?.responses[String(res.status)];
       if (!response) throw new Error(`${method} ${template} does not document a ${res.status} response`);
-      const pointer = ["#", "paths", template, method, "responses", String(res.status), "content", "application/json", "schema"].map((p, i) => (i === 0 ? p : escape(p))).join("/");
+      const pointer = ["#", "paths", template, method, "responses", String(res.status), "content", "application/json", "schema"]
+        .map((p, i) => (i === 0 ? p : escape(p)))
+        .join("/");
       const validate = ajv.getSchema(`openapi.json${pointer}`);
       if (!validate) throw new Error(`no schema at ${pointer}`);
-      if (!validate(res.body)) throw new Error(`${method} ${template} (${res.status}) does not match the document: ${ajv.errorsText(validate.errors)}\n${res.text.slice(0, 500)}`);
+      if (!validate(res.body))
+        throw new Error(
+          `${method} ${template} (${res.status}) does not match the document: ${ajv.errorsText(validate.errors)}\n${res.text.slice(0, 500)}`,
+        );
       for (const header of Object.keys(response.headers ?? {})) {
-        if (res.headers[header.toLowerCase()] === undefined) throw new Error(`${method} ${template} (${res.status}) lacks the documented ${header} header`);
+        if (res.headers[header.toLowerCase()] === undefined)
+          throw new Error(`${method} ${template} (${res.status}) lacks the documented ${header} header`);
       }
     },
   };

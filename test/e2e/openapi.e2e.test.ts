@@ -45,10 +45,18 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
     await check("get", "/v1/compiler/status", "/v1/compiler/status", { key: RO_KEY, expect: 200 });
     await check("get", "/v1/reliability/status", "/v1/reliability/status", { key: RO_KEY, expect: 200 });
     // Pages and filters: next_cursor is a string until the last page, then null.
-    const page = await check("get", "/v1/validation/tests", "/v1/validation/tests?limit=5&metric=gross_revenue", { key: RO_KEY, expect: 200 });
+    const page = await check("get", "/v1/validation/tests", "/v1/validation/tests?limit=5&metric=gross_revenue", {
+      key: RO_KEY,
+      expect: 200,
+    });
     expect(page.body.tests).toHaveLength(5);
     expect(typeof page.body.next_cursor).toBe("string");
-    const last = await check("get", "/v1/validation/tests", `/v1/validation/tests?limit=10000&cursor=${page.body.next_cursor}&metric=gross_revenue`, { key: RO_KEY, expect: 200 });
+    const last = await check(
+      "get",
+      "/v1/validation/tests",
+      `/v1/validation/tests?limit=10000&cursor=${page.body.next_cursor}&metric=gross_revenue`,
+      { key: RO_KEY, expect: 200 },
+    );
     expect(last.body.next_cursor).toBeNull();
     await check("get", "/v1/reliability/status", "/v1/reliability/status?limit=2&status=unreliable", { key: RO_KEY, expect: 200 });
     await check("get", "/v1/compiler/ir", "/v1/compiler/ir?limit=3&table=shop.orders", { key: RO_KEY, expect: 200 });
@@ -73,7 +81,10 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
 
   it("validates the error responses", async () => {
     await check("get", "/v1/validation/tests", "/v1/validation/tests", { expect: 401 });
-    await check("get", "/v1/reliability/status/{name}", "/v1/reliability/status/gross_revenue", { key: "wrong-key-0123456789abcdef", expect: 401 });
+    await check("get", "/v1/reliability/status/{name}", "/v1/reliability/status/gross_revenue", {
+      key: "wrong-key-0123456789abcdef",
+      expect: 401,
+    });
     await check("get", "/v1/compiler/ir/{name}", "/v1/compiler/ir/no_such_metric", { key: RO_KEY, expect: 404 });
     await check("get", "/v1/reliability/status/{name}", "/v1/reliability/status/Not-A-Name", { key: RO_KEY, expect: 400 });
     await check("get", "/v1/reliability/scans/{id}", `/v1/reliability/scans/${randomUUID()}`, { key: RO_KEY, expect: 404 });

@@ -59,7 +59,8 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
     }
     // Every metric has tests; each planted defect is among them.
     expect(new Set(listing.tests.map((t: { metric: string }) => t.metric))).toEqual(new Set(METRICS));
-    for (const p of EXPECTED_PROBLEMS) expect(listing.tests).toContainEqual(expect.objectContaining({ metric: p.metric, rule: p.rule, severity: p.severity }));
+    for (const p of EXPECTED_PROBLEMS)
+      expect(listing.tests).toContainEqual(expect.objectContaining({ metric: p.metric, rule: p.rule, severity: p.severity }));
   });
 
   it("GET /v1/compiler/ir (= /v1/compiler/status) is the compiled demo catalogue", async () => {
@@ -101,7 +102,16 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
         { name: "warehouse", source_table: null, column: "warehouse" },
         { name: "category", source_table: "shop.products", column: "category" },
       ],
-      joins: [{ table: "shop.products", from_table: "shop.inventory", type: "left", left_column: "product_id", right_column: "id", relationship: "many_to_one" }],
+      joins: [
+        {
+          table: "shop.products",
+          from_table: "shop.inventory",
+          type: "left",
+          left_column: "product_id",
+          right_column: "id",
+          relationship: "many_to_one",
+        },
+      ],
       freshness_seconds: 86_400,
       source: { format: "ours", file: expect.stringMatching(/^metrics\/.+\.yaml$/) },
     });
@@ -147,7 +157,17 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
       const total = listing.tests.filter((t: { metric: string }) => t.metric === name).length;
       const failing = problems.filter((p) => p.status === "failing").length;
       const warning = problems.length - failing;
-      expect(Object.keys(view).sort()).toEqual(["checked_at", "failing_tests", "history", "metric_name", "safe_to_use", "scan_id", "since", "status", "tests"]);
+      expect(Object.keys(view).sort()).toEqual([
+        "checked_at",
+        "failing_tests",
+        "history",
+        "metric_name",
+        "safe_to_use",
+        "scan_id",
+        "since",
+        "status",
+        "tests",
+      ]);
       expect(view).toMatchObject({ ...entries.find((e: { metric_name: string }) => e.metric_name === name), scan_id: scanId });
       expect(view.status).toBe(EXPECTED_STATUS[name]);
       expect(view.checked_at).toBe(scan.finished_at);
@@ -176,9 +196,19 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
       "refund_amount:join",
       "orders_per_session:derived",
     ]);
-    expect(await affected("shop.products")).toEqual(["stock_on_hand:join", "units_sold_by_category:join", "average_product_price:base_table"]);
+    expect(await affected("shop.products")).toEqual([
+      "stock_on_hand:join",
+      "units_sold_by_category:join",
+      "average_product_price:base_table",
+    ]);
     expect(await affected("shop.customers")).toEqual(["active_customers:base_table", "orders_by_segment:join"]);
-    expect(await affected("shop.sessions")).toEqual(["session_count:base_table", "page_views:base_table", "orders_per_session:derived", "identified_visitors:base_table", "sessions_by_checkout_step:base_table"]);
+    expect(await affected("shop.sessions")).toEqual([
+      "session_count:base_table",
+      "page_views:base_table",
+      "orders_per_session:derived",
+      "identified_visitors:base_table",
+      "sessions_by_checkout_step:base_table",
+    ]);
     expect(await affected("inventory")).toEqual(["stock_on_hand:base_table"]);
     // A table no metric uses: 200 with an empty list, not 404.
     for (const table of ["shop.nothing", "nothing", "other.orders"]) expect(await affected(table)).toEqual([]);
@@ -189,7 +219,9 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
     const text = (await d.request("GET", "/metrics")).text;
     for (const name of METRICS) {
       for (const status of ["healthy", "degraded", "unreliable", "unknown"]) {
-        expect(promSample(text, "metric_reliability_status", { metric: name, status }), `${name} ${status}`).toBe(status === EXPECTED_STATUS[name] ? 1 : 0);
+        expect(promSample(text, "metric_reliability_status", { metric: name, status }), `${name} ${status}`).toBe(
+          status === EXPECTED_STATUS[name] ? 1 : 0,
+        );
       }
       expect(promSample(text, "metric_reliability_safe_to_use", { metric: name }), name).toBe(safe(EXPECTED_STATUS[name]!) ? 1 : 0);
     }

@@ -59,7 +59,12 @@ describeCombinations("restart on the same store", (combination) => {
     expect([startup.trigger, run.trigger, manual.trigger]).toEqual(["startup", "api_run", "manual"]);
     for (const name of METRICS) {
       const view = before.byName.get(name);
-      expect(view).toMatchObject({ status: EXPECTED_STATUS[name], scan_id: manual.scan_id, checked_at: manual.finished_at, since: startup.finished_at });
+      expect(view).toMatchObject({
+        status: EXPECTED_STATUS[name],
+        scan_id: manual.scan_id,
+        checked_at: manual.finished_at,
+        since: startup.finished_at,
+      });
       expect(view.history).toEqual([{ status: EXPECTED_STATUS[name], from: startup.finished_at, to: null }]);
     }
     expect(before.byName.get("refund_amount").failing_tests).toHaveLength(2);
@@ -83,9 +88,11 @@ describeCombinations("restart on the same store", (combination) => {
   it("the second daemon did not scan, yet /metrics shows the stored statuses and last scan", async () => {
     const text = (await second!.request("GET", "/metrics")).text;
     for (const trigger of ["startup", "manual", "schedule", "api_run"]) {
-      for (const outcome of ["succeeded", "failed"]) expect(promSample(text, "metric_reliability_scans_total", { trigger, outcome })).toBe(0);
+      for (const outcome of ["succeeded", "failed"])
+        expect(promSample(text, "metric_reliability_scans_total", { trigger, outcome })).toBe(0);
     }
-    for (const name of METRICS) expect(promSample(text, "metric_reliability_status", { metric: name, status: EXPECTED_STATUS[name]! }), name).toBe(1);
+    for (const name of METRICS)
+      expect(promSample(text, "metric_reliability_status", { metric: name, status: EXPECTED_STATUS[name]! }), name).toBe(1);
     expect(promSample(text, "metric_reliability_tests", { status: "failing" })).toBe(EXPECTED_RUN_SUMMARY.failing);
     const last = before.scans.get(scanIds[2]!).finished_at;
     expect(promSample(text, "metric_reliability_last_successful_scan_timestamp_seconds")).toBe(Date.parse(last) / 1000);

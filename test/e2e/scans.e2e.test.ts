@@ -52,7 +52,13 @@ describeCombinations("REST scans", (combination) => {
     expect(scan).toMatchObject({ trigger: "api_run", status: "succeeded", summary: EXPECTED_RUN_SUMMARY, error: null });
     const listing = await d.get("/v1/reliability/status");
     for (const m of listing.metrics) {
-      expect(m).toEqual({ metric_name: m.metric_name, status: EXPECTED_STATUS[m.metric_name], safe_to_use: m.safe_to_use, checked_at: scan.finished_at, since: startup.checked_at });
+      expect(m).toEqual({
+        metric_name: m.metric_name,
+        status: EXPECTED_STATUS[m.metric_name],
+        safe_to_use: m.safe_to_use,
+        checked_at: scan.finished_at,
+        since: startup.checked_at,
+      });
     }
     expect(view.history).toEqual([{ status: "unreliable", from: startup.checked_at, to: null }]);
   });
@@ -70,30 +76,44 @@ describeCombinations("REST scans", (combination) => {
         if (t.rule !== "freshness" && t.rule !== "join_key_unique") expect(rows).toHaveLength(Math.min(t.rows_affected, 10));
       }
     }
-    const [dup] = await warehouse.query("SELECT * FROM `shop`.`customers` WHERE `id` IN (SELECT `id` FROM `shop`.`customers` GROUP BY `id` HAVING count() > 1) ORDER BY `id` LIMIT 10", { queryId: "e2e-dup" });
+    const [dup] = await warehouse.query(
+      "SELECT * FROM `shop`.`customers` WHERE `id` IN (SELECT `id` FROM `shop`.`customers` GROUP BY `id` HAVING count() > 1) ORDER BY `id` LIMIT 10",
+      { queryId: "e2e-dup" },
+    );
     expect(dup).toMatchObject({ id: 7 });
   });
 
   it("POST /v1/reliability/scan: 202 running; triggers during the scan join it (coalesced); ?wait=true answers the result", async () => {
     const { d } = session();
-    const [a, b, c, waited] = await Promise.all([post("/v1/reliability/scan"), post("/v1/reliability/scan"), post("/v1/reliability/scan?wait=false"), post("/v1/reliability/scan?wait=true")]);
-    const scanId = a!.body.scan_id;
+    const [a, b, c, waited] = await Promise.all([
+      post("/v1/reliability/scan"),
+      post("/v1/reliability/scan"),
+      post("/v1/reliability/scan?wait=false"),
+      post("/v1/reliability/scan?wait=true"),
+    ]);
+    const scanId = a.body.scan_id;
     expectUuid(scanId);
-    for (const res of [a!, b!, c!, waited!]) expect(res.body.scan_id).toBe(scanId);
+    for (const res of [a, b, c, waited]) expect(res.body.scan_id).toBe(scanId);
     // Exactly one request started the scan; the others joined it.
-    expect([a!, b!, c!, waited!].filter((r) => r.body.coalesced === false)).toHaveLength(1);
-    for (const res of [a!, b!, c!]) {
+    expect([a, b, c, waited].filter((r) => r.body.coalesced === false)).toHaveLength(1);
+    for (const res of [a, b, c]) {
       expect(res.status).toBe(202);
       expect(Object.keys(res.body).sort()).toEqual([...SCAN_FIELDS, "coalesced"].sort());
       expect(res.body).toMatchObject({ status: "running", trigger: "manual", finished_at: null, error: null, summary: null });
       expectIso(res.body.started_at);
       expect(typeof res.body.coalesced).toBe("boolean");
     }
-    expect(waited!.status).toBe(200);
-    expect(waited!.body).toMatchObject({ status: "succeeded", trigger: "manual", started_at: a!.body.started_at, error: null, summary: EXPECTED_RUN_SUMMARY });
-    expectIso(waited!.body.finished_at);
+    expect(waited.status).toBe(200);
+    expect(waited.body).toMatchObject({
+      status: "succeeded",
+      trigger: "manual",
+      started_at: a.body.started_at,
+      error: null,
+      summary: EXPECTED_RUN_SUMMARY,
+    });
+    expectIso(waited.body.finished_at);
 
-    const { coalesced: _coalesced, ...scan } = waited!.body;
+    const { coalesced: _coalesced, ...scan } = waited.body;
     expect(await d.get(`/v1/reliability/scans/${scanId}`)).toEqual(scan);
     expect(await d.get(`/v1/reliability/scans/${scanId.toUpperCase()}`)).toEqual(scan);
     expect((await d.get("/v1/reliability/status/order_count")).checked_at).toBe(scan.finished_at);
@@ -103,7 +123,10 @@ describeCombinations("REST scans", (combination) => {
     const res = await post("/v1/reliability/scan?wait=true");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "succeeded", trigger: "manual", coalesced: false, summary: EXPECTED_RUN_SUMMARY });
-    expect(await post("/v1/reliability/scan?wait=maybe")).toMatchObject({ status: 400, body: { error: { code: "bad_request", message: expect.stringContaining('"wait"') } } });
+    expect(await post("/v1/reliability/scan?wait=maybe")).toMatchObject({
+      status: 400,
+      body: { error: { code: "bad_request", message: expect.stringContaining('"wait"') } },
+    });
   });
 
   it("the store holds every scan exactly once, none left running", async () => {

@@ -72,10 +72,16 @@ describeCombinations("tRPC", (combination) => {
   it("reliability.scan: running, coalesced while running, { wait: true } answers the finished scan", async () => {
     const { d } = session();
     const t = d.trpc(RW_KEY, "single");
-    const [a, b, c, waited] = await Promise.all([t.reliability.scan.mutate(), t.reliability.scan.mutate({}), t.reliability.scan.mutate({ wait: false }), t.reliability.scan.mutate({ wait: true })]);
+    const [a, b, c, waited] = await Promise.all([
+      t.reliability.scan.mutate(),
+      t.reliability.scan.mutate({}),
+      t.reliability.scan.mutate({ wait: false }),
+      t.reliability.scan.mutate({ wait: true }),
+    ]);
     expect(new Set([a.scan_id, b.scan_id, c.scan_id, waited.scan_id]).size).toBe(1);
     expect([a, b, c, waited].filter((s) => !s.coalesced)).toHaveLength(1);
-    for (const s of [a, b, c]) expect(s).toMatchObject({ status: "running", trigger: "manual", finished_at: null, summary: null, error: null });
+    for (const s of [a, b, c])
+      expect(s).toMatchObject({ status: "running", trigger: "manual", finished_at: null, summary: null, error: null });
     expect(waited).toMatchObject({ status: "succeeded", trigger: "manual", summary: EXPECTED_RUN_SUMMARY, error: null });
     const { coalesced: _coalesced, ...scan } = waited;
     expect(await t.reliability.scanById.query({ id: a.scan_id })).toEqual(scan);
@@ -91,12 +97,20 @@ describeCombinations("tRPC", (combination) => {
     const cases: [() => Promise<unknown>, string][] = [
       [() => t.compiler.irByName.query({ name: "no_such_metric" }), "/v1/compiler/ir/no_such_metric"],
       [() => t.reliability.statusByName.query({ name: "no_such_metric" }), "/v1/reliability/status/no_such_metric"],
-      [() => t.reliability.scanById.query({ id: "00000000-0000-4000-8000-000000000000" }), "/v1/reliability/scans/00000000-0000-4000-8000-000000000000"],
+      [
+        () => t.reliability.scanById.query({ id: "00000000-0000-4000-8000-000000000000" }),
+        "/v1/reliability/scans/00000000-0000-4000-8000-000000000000",
+      ],
     ];
     for (const [call, path] of cases) {
       const rest = await d.request("GET", path, { key: RW_KEY });
       expect(rest.status).toBe(404);
-      expect(await trpcError(call())).toEqual({ message: rest.body.error.message, code: "NOT_FOUND", appCode: "not_found", httpStatus: 404 });
+      expect(await trpcError(call())).toEqual({
+        message: rest.body.error.message,
+        code: "NOT_FOUND",
+        appCode: "not_found",
+        httpStatus: 404,
+      });
     }
     expect((await trpcError(t.compiler.irByName.query({ name: "no_such_metric" }))).message).toBe('metric "no_such_metric" not found');
     const bad = await trpcError(t.reliability.statusByName.query({ name: "../../etc" }));

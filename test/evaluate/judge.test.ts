@@ -5,15 +5,29 @@ import type { CheckObservation } from "../../src/evaluate/types.js";
 import { planScan } from "../../src/plan/plan-scan.js";
 import { SCHEMA, col, makeTest } from "../plan/make-test.js";
 
-const amountNotNull = makeTest({ rule: "measure_not_null", columns: [col("amount")], probe: { type: "rows_where", violation: "isNull(`amount`)" } });
-const measured = (rows_affected: number, rows_total: number): CheckObservation => ({ outcome: "measured", rows_affected, rows_total, message: "m" });
+const amountNotNull = makeTest({
+  rule: "measure_not_null",
+  columns: [col("amount")],
+  probe: { type: "rows_where", violation: "isNull(`amount`)" },
+});
+const measured = (rows_affected: number, rows_total: number): CheckObservation => ({
+  outcome: "measured",
+  rows_affected,
+  rows_total,
+  message: "m",
+});
 
 describe("observeChecks", () => {
   it("observes a check shared by two metrics once, and each metric judges it with its own tolerance", () => {
     const strict = { ...amountNotNull, metric: "a" };
     const lenient = { ...amountNotNull, metric: "b", severity: "MEDIUM" as const, tolerance: 0.05 };
     const plan = planScan([strict, lenient], SCHEMA, { maxQuerySize: 262_144 });
-    const observations = observeChecks([strict, lenient], plan, plan.queries.map((q) => ({ query_id: q.id, row: { total: "100", c1: "3" }, error: null })), SCHEMA);
+    const observations = observeChecks(
+      [strict, lenient],
+      plan,
+      plan.queries.map((q) => ({ query_id: q.id, row: { total: "100", c1: "3" }, error: null })),
+      SCHEMA,
+    );
     expect([...observations.keys()]).toEqual([amountNotNull.key]);
     expect(observations.get(amountNotNull.key)).toMatchObject({ outcome: "measured", rows_affected: 3, rows_total: 100 });
     expect(judgeAll([strict, lenient], observations).map((r) => [r.metric, r.status])).toEqual([
@@ -24,7 +38,12 @@ describe("observeChecks", () => {
 
   it("keeps a query ClickHouse rejected as not_evaluated, a warning whatever the severity", () => {
     const plan = planScan([amountNotNull], SCHEMA, { maxQuerySize: 262_144 });
-    const observations = observeChecks([amountNotNull], plan, [{ query_id: plan.queries[0]!.id, row: null, error: "Unknown identifier" }], SCHEMA);
+    const observations = observeChecks(
+      [amountNotNull],
+      plan,
+      [{ query_id: plan.queries[0]!.id, row: null, error: "Unknown identifier" }],
+      SCHEMA,
+    );
     const observation = observations.get(amountNotNull.key)!;
     expect(observation).toMatchObject({ outcome: "not_evaluated", message: "not evaluated: Unknown identifier" });
     expect(statusOf(amountNotNull, observation)).toBe("warning");
@@ -40,14 +59,25 @@ describe("judgeTest", () => {
   });
 
   it("treats emptiness and freshness as one fact about the table, whatever rows_total says", () => {
-    const fresh = makeTest({ rule: "freshness", severity: "MEDIUM", tolerance: 0.01, probe: { type: "staleness", column: "`created_at`", maxSeconds: 60 } });
+    const fresh = makeTest({
+      rule: "freshness",
+      severity: "MEDIUM",
+      tolerance: 0.01,
+      probe: { type: "staleness", column: "`created_at`", maxSeconds: 60 },
+    });
     expect(statusOf(fresh, measured(1, 1_000_000))).toBe("failing");
     const notEmpty = makeTest({ rule: "table_not_empty", probe: { type: "not_empty" } });
     expect(statusOf(notEmpty, measured(1, 0))).toBe("failing");
   });
 
   it("passes what cannot apply and copies the observation's adapted sample query", () => {
-    const result = judgeTest(amountNotNull, { outcome: "not_applicable", rows_affected: 0, rows_total: 0, message: "not applicable: x", sample_sql: "SELECT 1" });
+    const result = judgeTest(amountNotNull, {
+      outcome: "not_applicable",
+      rows_affected: 0,
+      rows_total: 0,
+      message: "not applicable: x",
+      sample_sql: "SELECT 1",
+    });
     expect(result).toMatchObject({ status: "passing", sample_sql: "SELECT 1", metric: "gross_revenue", check: amountNotNull.check });
     expect(judgeTest(amountNotNull, measured(0, 1)).sample_sql).toBe(amountNotNull.sample_sql);
   });

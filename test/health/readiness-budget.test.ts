@@ -22,7 +22,11 @@ describe("readiness with a warehouse that never answers", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     db = await targets.find((t) => t.name === "pglite")!.fresh();
     store = await createStore(db.options);
-    warehouse = createServerWarehouse({ name: "default", url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, timeoutSeconds: 30 });
+    warehouse = createServerWarehouse({
+      name: "default",
+      url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      timeoutSeconds: 30,
+    });
   });
   afterAll(async () => {
     await warehouse?.close();
@@ -37,6 +41,10 @@ describe("readiness with a warehouse that never answers", () => {
     const report = await readiness.check();
     // "within 2 s": the budget decided, not the warehouse client's own (longer) ping timeout.
     expect(READINESS_PING_BUDGET_MS).toBe(2_000);
-    expect(report).toMatchObject({ ready: true, store: { status: "up" }, warehouses: { default: { status: "down", message: "the warehouse did not answer SELECT 1 within 2 s" } } });
+    expect(report).toMatchObject({
+      ready: true,
+      store: { status: "up" },
+      warehouses: { default: { status: "down", message: "the warehouse did not answer SELECT 1 within 2 s" } },
+    });
   });
 });

@@ -64,7 +64,10 @@ describe.skipIf(!postgresBinDir() && !process.env.CI)("/readyz follows its own P
   });
 
   it("is ready with both up, and says so per dependency", async () => {
-    expect(await readyz()).toMatchObject({ status: 200, body: { status: "ready", store: { status: "up" }, warehouses: { default: { status: "up" } } } });
+    expect(await readyz()).toMatchObject({
+      status: 200,
+      body: { status: "ready", store: { status: "up" }, warehouses: { default: { status: "up" } } },
+    });
     expect(await gauge("metric_reliability_store_up")).toBe(1);
     expect(await gauge('metric_reliability_warehouse_up{datasource="default"}')).toBe(1);
   });
@@ -72,7 +75,10 @@ describe.skipIf(!postgresBinDir() && !process.env.CI)("/readyz follows its own P
   it("stays ready while its ClickHouse is down, showing the outage in the body and in /metrics", async () => {
     await ch.kill();
     const down = await readyzUntil((r) => r.body.warehouses?.default?.status === "down");
-    expect(down).toMatchObject({ status: 200, body: { status: "ready", store: { status: "up" }, warehouses: { default: { message: "the warehouse did not answer SELECT 1" } } } });
+    expect(down).toMatchObject({
+      status: 200,
+      body: { status: "ready", store: { status: "up" }, warehouses: { default: { message: "the warehouse did not answer SELECT 1" } } },
+    });
     expect(await gauge('metric_reliability_warehouse_up{datasource="default"}')).toBe(0);
     await ch.start();
     await readyzUntil((r) => r.body.warehouses?.default?.status === "up");

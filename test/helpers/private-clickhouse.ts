@@ -23,7 +23,6 @@ export interface PrivateClickHouse {
   dispose(): Promise<void>;
 }
 
-
 async function waitUntilGone(pid: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     try {
@@ -39,7 +38,12 @@ async function waitUntilGone(pid: number): Promise<void> {
 export async function startPrivateClickHouse(): Promise<PrivateClickHouse> {
   const dir = await mkdtemp(path.join(os.tmpdir(), "mr-private-ch-"));
   const [httpPort, tcpPort] = [await freePort(), await freePort()];
-  const env = { ...process.env, MR_CLICKHOUSE_DIR: dir, MR_CLICKHOUSE_HTTP_PORT: String(httpPort), MR_CLICKHOUSE_TCP_PORT: String(tcpPort) };
+  const env = {
+    ...process.env,
+    MR_CLICKHOUSE_DIR: dir,
+    MR_CLICKHOUSE_HTTP_PORT: String(httpPort),
+    MR_CLICKHOUSE_TCP_PORT: String(tcpPort),
+  };
   const start = async () => {
     await run("bash", [SCRIPT], { env, timeout: 90_000 });
   };

@@ -31,7 +31,6 @@ export function postgresBinDir(): string | null {
   return versions[0] ? path.join(root, versions[0], "bin") : null;
 }
 
-
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error("no PostgreSQL server binaries (initdb, pg_ctl) found; set MR_POSTGRES_BINDIR");
@@ -45,11 +44,22 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     await chown(dir, Number(stdout.trim()), Number(gid.trim()));
   }
   const pg = (tool: string, args: string[]) =>
-    asRoot ? run("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args], { timeout: 60_000 }) : run(path.join(bin, tool), args, { timeout: 60_000 });
+    asRoot
+      ? run("runuser", ["-u", "postgres", "--", path.join(bin, tool), ...args], { timeout: 60_000 })
+      : run(path.join(bin, tool), args, { timeout: 60_000 });
 
   await pg("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"]);
   const start = async () => {
-    await pg("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-w", "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`, "start"]);
+    await pg("pg_ctl", [
+      "-D",
+      data,
+      "-l",
+      path.join(dir, "server.log"),
+      "-w",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "start",
+    ]);
   };
   const stop = async () => {
     await pg("pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"]);

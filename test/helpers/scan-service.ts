@@ -9,7 +9,12 @@ import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import type { Store } from "../../src/store/store.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 
-export function testScanService(store: Store, warehouse: Warehouse, getSnapshot: () => CatalogSnapshot, readModel?: ReadModel): ScanService {
+export function testScanService(
+  store: Store,
+  warehouse: Warehouse,
+  getSnapshot: () => CatalogSnapshot,
+  readModel?: ReadModel,
+): ScanService {
   return createScanService({
     getSnapshot,
     warehouses: new Map([["default", warehouse]]),

@@ -71,7 +71,14 @@ async function openServer(timeoutSeconds: number, name: string): Promise<Warehou
 
 export const engines: EngineCase[] = [
   { name: "embedded", open: (o = {}) => openEmbedded(o.timeoutSeconds ?? 30, o.name ?? "default") },
-  ...(serverConnection() ? [{ name: "server" as const, open: (o: { timeoutSeconds?: number; name?: string } = {}) => openServer(o.timeoutSeconds ?? 30, o.name ?? "default") }] : []),
+  ...(serverConnection()
+    ? [
+        {
+          name: "server" as const,
+          open: (o: { timeoutSeconds?: number; name?: string } = {}) => openServer(o.timeoutSeconds ?? 30, o.name ?? "default"),
+        },
+      ]
+    : []),
 ];
 
 /** A database name no other suite (or concurrent run) uses on a shared server. */
@@ -81,6 +88,6 @@ export function uniqueDatabase(prefix: string): string {
 
 /** Seeds the demo shop into `database` (default: a unique name); returns the name. */
 export async function seedDemo(handle: WarehouseHandle, database: string = uniqueDatabase("mr_demo")): Promise<string> {
-  await seedDemoDataset(handle.exec, database);
+  await seedDemoDataset((sql) => handle.exec(sql), database);
   return database;
 }

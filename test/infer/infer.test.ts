@@ -15,7 +15,11 @@ const revenue = structured({
   dimensions: [{ name: "segment", source_table: "shop.customers", column: "segment" }],
   joins: [{ table: "shop.customers", type: "left", left_column: "customer_id", right_column: "id", relationship: "many_to_one" }],
 });
-const average = structured({ name: "avg_order", filter: "status = 'completed'", measures: [{ alias: "avg", function: "Avg", column: "amount" }] });
+const average = structured({
+  name: "avg_order",
+  filter: "status = 'completed'",
+  measures: [{ alias: "avg", function: "Avg", column: "amount" }],
+});
 const unfiltered = structured({ name: "all_revenue", measures: [{ alias: "all", function: "Sum", column: "amount" }] });
 const ratio = derived("revenue_per_order", ["gross_revenue", "avg_order"]);
 const outer = derived("outer", ["revenue_per_order"]);
@@ -35,7 +39,9 @@ describe("inferTests", () => {
     const test = inferTests(revenue, all).find((t) => t.rule === "measure_not_null")!;
     expect(test.key).toBe("default|shop.orders|status = 'completed'|measure_not_null|amount IS NOT NULL");
     const join = inferTests(revenue, all).find((t) => t.rule === "join_key_unique")!;
-    expect(join.key).toBe("default|shop.customers|toString(`id`) IN (SELECT toString(`customer_id`) FROM `shop`.`orders` WHERE status = 'completed')|join_key_unique|id is unique in shop.customers");
+    expect(join.key).toBe(
+      "default|shop.customers|toString(`id`) IN (SELECT toString(`customer_id`) FROM `shop`.`orders` WHERE status = 'completed')|join_key_unique|id is unique in shop.customers",
+    );
   });
 
   it("shares keys across metrics with the same table, filter and check, and not otherwise", () => {
@@ -88,9 +94,18 @@ describe("inferCatalog", () => {
   it("quotes every identifier in emitted SQL", () => {
     const identifiers = ["amount", "order_id", "customer_id", "created_at", "segment", "id", "shop", "orders", "customers"];
     for (const test of inferCatalog(all)) {
-      const sql = [test.sample_sql, test.probe.type === "rows_where" ? test.probe.violation : "", test.probe.type === "duplicate_keys" ? test.probe.key : "", test.probe.type === "staleness" ? test.probe.column : ""].join("\n");
+      const sql = [
+        test.sample_sql,
+        test.probe.type === "rows_where" ? test.probe.violation : "",
+        test.probe.type === "duplicate_keys" ? test.probe.key : "",
+        test.probe.type === "staleness" ? test.probe.column : "",
+      ].join("\n");
       // Drop backquoted identifiers, string literals and the (unparsed) filter; no identifier may remain bare.
-      const rest = sql.replace(/`[^`]*`/g, "").replace(/'[^']*'/g, "").split("status = ").join("");
+      const rest = sql
+        .replace(/`[^`]*`/g, "")
+        .replace(/'[^']*'/g, "")
+        .split("status = ")
+        .join("");
       for (const name of identifiers) expect(rest, `${test.rule}: ${sql}`).not.toMatch(new RegExp(`\\b${name}\\b`));
     }
   });

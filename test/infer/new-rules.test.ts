@@ -19,12 +19,33 @@ const ORDERS = structured({
   ],
   joins: [
     { table: "shop.customers", type: "inner", left_column: "customer_id", right_column: "id", relationship: "many_to_one" },
-    { table: "geo.regions", from_table: "shop.customers", type: "left", left_column: "region_id", right_column: "id", relationship: "many_to_one" },
+    {
+      table: "geo.regions",
+      from_table: "shop.customers",
+      type: "left",
+      left_column: "region_id",
+      right_column: "id",
+      relationship: "many_to_one",
+    },
   ],
   declared_tests: [
     { kind: "unique", table: "shop.orders", column: "id", severity: "error", file: "m/schema.yml" },
-    { kind: "relationships", table: "shop.customers", column: "region_id", severity: "warn", to: { table: "geo.regions", column: "id" }, file: "m/schema.yml" },
-    { kind: "accepted_values", table: "shop.orders", column: "status", severity: "error", values: ["completed", "cancelled"], file: "m/schema.yml" },
+    {
+      kind: "relationships",
+      table: "shop.customers",
+      column: "region_id",
+      severity: "warn",
+      to: { table: "geo.regions", column: "id" },
+      file: "m/schema.yml",
+    },
+    {
+      kind: "accepted_values",
+      table: "shop.orders",
+      column: "status",
+      severity: "error",
+      values: ["completed", "cancelled"],
+      file: "m/schema.yml",
+    },
   ],
 });
 const tests = inferTests(ORDERS, [ORDERS]);
@@ -34,7 +55,9 @@ const REGIONS_REACH = `toString(\`id\`) IN (SELECT toString(\`region_id\`) FROM 
 
 describe("rules for keys, expressions, filters and declared tests", () => {
   it("primary key: unique and never NULL on the metric's rows", () => {
-    expect(byRule("primary_key_unique")).toMatchObject([{ severity: "HIGH", table: "shop.orders", filter: F, probe: { type: "duplicate_keys", key: "`id`" } }]);
+    expect(byRule("primary_key_unique")).toMatchObject([
+      { severity: "HIGH", table: "shop.orders", filter: F, probe: { type: "duplicate_keys", key: "`id`" } },
+    ]);
     expect(byRule("primary_key_not_null")).toMatchObject([{ severity: "HIGH", filter: F, probe: { violation: "`id` IS NULL" } }]);
   });
 
@@ -50,7 +73,11 @@ describe("rules for keys, expressions, filters and declared tests", () => {
   });
 
   it("multi-hop reach: the second hop's table is read only where the first hop's rows point", () => {
-    expect(Object.fromEntries(reachFilters(ORDERS))).toEqual({ "shop.orders": F, "shop.customers": CUSTOMERS_REACH, "geo.regions": REGIONS_REACH });
+    expect(Object.fromEntries(reachFilters(ORDERS))).toEqual({
+      "shop.orders": F,
+      "shop.customers": CUSTOMERS_REACH,
+      "geo.regions": REGIONS_REACH,
+    });
     expect(byRule("dimension_not_null").find((t) => t.table === "geo.regions")!.filter).toBe(REGIONS_REACH);
     expect(byRule("join_key_unique").map((t) => [t.table, t.filter])).toEqual([
       ["shop.customers", CUSTOMERS_REACH],
@@ -59,7 +86,13 @@ describe("rules for keys, expressions, filters and declared tests", () => {
   });
 
   it("an expression measure gets the NULL / finite / non-negative family on the expression", () => {
-    expect(byRule("measure_not_null")).toMatchObject([{ check: "amount - fee IS NOT NULL", probe: { violation: "isNull((amount - fee))" }, columns: [{ column: "amount" }, { column: "fee" }] }]);
+    expect(byRule("measure_not_null")).toMatchObject([
+      {
+        check: "amount - fee IS NOT NULL",
+        probe: { violation: "isNull((amount - fee))" },
+        columns: [{ column: "amount" }, { column: "fee" }],
+      },
+    ]);
     expect(byRule("measure_finite")).toMatchObject([{ probe: { violation: "isNaN((amount - fee)) OR isInfinite((amount - fee))" } }]);
     // Judged amount-like by the measure's name, as the expression has none.
     expect(byRule("measure_non_negative")).toMatchObject([{ confidence: "medium", probe: { violation: "(amount - fee) < 0" } }]);
@@ -68,7 +101,9 @@ describe("rules for keys, expressions, filters and declared tests", () => {
   });
 
   it("filter columns: NULLs counted over every row, unless the filter itself tests them for NULL", () => {
-    expect(byRule("filter_column_not_null")).toMatchObject([{ severity: "MEDIUM", confidence: "medium", filter: null, probe: { violation: "isNull(`status`)" } }]);
+    expect(byRule("filter_column_not_null")).toMatchObject([
+      { severity: "MEDIUM", confidence: "medium", filter: null, probe: { violation: "isNull(`status`)" } },
+    ]);
     expect(handlesNull("listing_id IS NOT NULL", "listing_id")).toBe(true);
     expect(handlesNull("ifNull(`x`, 0) > 1", "x")).toBe(true);
     expect(handlesNull("status = 'x'", "status")).toBe(false);
@@ -78,12 +113,20 @@ describe("rules for keys, expressions, filters and declared tests", () => {
 
   it("declared accepted values: every row (the filter would hide exactly the unexpected ones), NULLs left to dimension_not_null", () => {
     expect(byRule("dimension_accepted_values")).toMatchObject([
-      { severity: "MEDIUM", confidence: "high", filter: null, check: "kind IN ('new', 'returning')", probe: { violation: "isNotNull(`kind`) AND toString(`kind`) NOT IN ('new', 'returning')" } },
+      {
+        severity: "MEDIUM",
+        confidence: "high",
+        filter: null,
+        check: "kind IN ('new', 'returning')",
+        probe: { violation: "isNotNull(`kind`) AND toString(`kind`) NOT IN ('new', 'returning')" },
+      },
     ]);
   });
 
   it("dbt column tests run as dbt_* rules on the rows the metric reads; severity warn never fails", () => {
-    expect(byRule("dbt_unique")).toMatchObject([{ severity: "HIGH", table: "shop.orders", filter: F, probe: { type: "duplicate_keys", key: "`id`" } }]);
+    expect(byRule("dbt_unique")).toMatchObject([
+      { severity: "HIGH", table: "shop.orders", filter: F, probe: { type: "duplicate_keys", key: "`id`" } },
+    ]);
     expect(byRule("dbt_relationships")).toMatchObject([
       {
         severity: "LOW",

@@ -11,7 +11,15 @@ import { col, makeTest } from "./make-test.js";
 const BIG = 262_144;
 const SCHEMA: WarehouseSchema = {
   default: {
-    "shop.orders": { customer_id: "Nullable(UInt32)", label: "String", code: "String", created_at: "DateTime", day: "Date", epoch: "UInt32", amount: "Decimal(18, 2)" },
+    "shop.orders": {
+      customer_id: "Nullable(UInt32)",
+      label: "String",
+      code: "String",
+      created_at: "DateTime",
+      day: "Date",
+      epoch: "UInt32",
+      amount: "Decimal(18, 2)",
+    },
     "shop.customers": { id: "UInt64", code: "LowCardinality(String)", signed: "Int64", fixed: "FixedString(2)" },
   },
 };
@@ -69,13 +77,33 @@ describe("planScan with column types", () => {
     const test = ri("label", "signed");
     const plan = planScan([test], SCHEMA, { maxQuerySize: BIG });
     expect(plan.queries).toEqual([]);
-    expect(plan.skipped).toEqual([{ test_key: test.key, reason: "not evaluated: label (String) cannot be compared with shop.customers.signed (Int64)" }]);
+    expect(plan.skipped).toEqual([
+      { test_key: test.key, reason: "not evaluated: label (String) cannot be compared with shop.customers.signed (Int64)" },
+    ]);
   });
 
   it("runs the sign check only on numbers and timestamp rules only on dates, times or numbers", () => {
-    const sign = (column: string) => makeTest({ rule: "measure_non_negative", key: `neg-${column}`, columns: [col(column)], probe: { type: "rows_where", violation: `\`${column}\` < 0` } });
-    const future = (column: string) => makeTest({ rule: "timestamp_not_future", key: `fut-${column}`, columns: [col(column)], probe: { type: "rows_where", violation: "1" } });
-    const fresh = (column: string) => makeTest({ rule: "freshness", key: `fresh-${column}`, columns: [col(column)], probe: { type: "staleness", column: `\`${column}\``, maxSeconds: 60 } });
+    const sign = (column: string) =>
+      makeTest({
+        rule: "measure_non_negative",
+        key: `neg-${column}`,
+        columns: [col(column)],
+        probe: { type: "rows_where", violation: `\`${column}\` < 0` },
+      });
+    const future = (column: string) =>
+      makeTest({
+        rule: "timestamp_not_future",
+        key: `fut-${column}`,
+        columns: [col(column)],
+        probe: { type: "rows_where", violation: "1" },
+      });
+    const fresh = (column: string) =>
+      makeTest({
+        rule: "freshness",
+        key: `fresh-${column}`,
+        columns: [col(column)],
+        probe: { type: "staleness", column: `\`${column}\``, maxSeconds: 60 },
+      });
     const tests = [sign("amount"), sign("label"), future("created_at"), future("day"), future("epoch"), future("label"), fresh("label")];
     const plan = planScan(tests, SCHEMA, { maxQuerySize: BIG });
     expect(plan.skipped).toEqual([
@@ -83,6 +111,11 @@ describe("planScan with column types", () => {
       { test_key: "fut-label", reason: "not evaluated: label is String, not a Date or DateTime" },
       { test_key: "fresh-label", reason: "not evaluated: label is String, not a Date or DateTime" },
     ]);
-    expect(plan.queries[0]!.outputs.filter((o) => o.part !== "total").map((o) => o.test_key)).toEqual(["neg-amount", "fut-created_at", "fut-day", "fut-epoch"]);
+    expect(plan.queries[0]!.outputs.filter((o) => o.part !== "total").map((o) => o.test_key)).toEqual([
+      "neg-amount",
+      "fut-created_at",
+      "fut-day",
+      "fut-epoch",
+    ]);
   });
 });

@@ -4,10 +4,29 @@ import { SCHEMA, col, makeTest } from "./make-test.js";
 
 const BIG = 262_144;
 const notEmpty = makeTest({ rule: "table_not_empty", probe: { type: "not_empty" } });
-const amountNotNull = makeTest({ rule: "measure_not_null", check: "amount IS NOT NULL", columns: [col("amount")], probe: { type: "rows_where", violation: "isNull(`amount`)" } });
-const amountFinite = makeTest({ rule: "measure_finite", check: "isFinite(amount)", columns: [col("amount")], probe: { type: "rows_where", violation: "isNaN(`amount`) OR isInfinite(`amount`)" } });
-const fresh = makeTest({ rule: "freshness", columns: [col("created_at")], probe: { type: "staleness", column: "`created_at`", maxSeconds: 21_600 } });
-const keyUnique = makeTest({ rule: "join_key_unique", table: "shop.customers", columns: [col("id", "shop.customers")], probe: { type: "duplicate_keys", key: "`id`" } });
+const amountNotNull = makeTest({
+  rule: "measure_not_null",
+  check: "amount IS NOT NULL",
+  columns: [col("amount")],
+  probe: { type: "rows_where", violation: "isNull(`amount`)" },
+});
+const amountFinite = makeTest({
+  rule: "measure_finite",
+  check: "isFinite(amount)",
+  columns: [col("amount")],
+  probe: { type: "rows_where", violation: "isNaN(`amount`) OR isInfinite(`amount`)" },
+});
+const fresh = makeTest({
+  rule: "freshness",
+  columns: [col("created_at")],
+  probe: { type: "staleness", column: "`created_at`", maxSeconds: 21_600 },
+});
+const keyUnique = makeTest({
+  rule: "join_key_unique",
+  table: "shop.customers",
+  columns: [col("id", "shop.customers")],
+  probe: { type: "duplicate_keys", key: "`id`" },
+});
 const columnsExist = makeTest({ rule: "columns_exist", columns: [col("amount"), col("discount")], probe: { type: "schema" } });
 
 describe("planScan", () => {
@@ -39,14 +58,25 @@ describe("planScan", () => {
     const completed = { ...amountNotNull, filter: "status = 'completed'", key: "completed-amount" };
     const plan = planScan([completed], SCHEMA, { maxQuerySize: BIG });
     expect(plan.queries.map((q) => [q.sql, q.filters])).toEqual([
-      ["SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1 FROM `shop`.`orders` WHERE (status = 'completed')", ["status = 'completed'"]],
+      [
+        "SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1 FROM `shop`.`orders` WHERE (status = 'completed')",
+        ["status = 'completed'"],
+      ],
     ]);
-    expect(plan.queries[0]!.outputs.map((o) => [o.alias, o.part])).toEqual([["total", "total"], ["c1", "violations"]]);
+    expect(plan.queries[0]!.outputs.map((o) => [o.alias, o.part])).toEqual([
+      ["total", "total"],
+      ["c1", "violations"],
+    ]);
   });
 
   it("folds several filters of one table into conditioned aggregates, reading only rows some filter keeps", () => {
     const on = (filter: string, test: typeof keyUnique) => ({ ...test, filter, key: `${test.key}|${filter}` });
-    const nullableKey = makeTest({ rule: "join_key_unique", table: "shop.customers", columns: [col("nid", "shop.customers")], probe: { type: "duplicate_keys", key: "`nid`" } });
+    const nullableKey = makeTest({
+      rule: "join_key_unique",
+      table: "shop.customers",
+      columns: [col("nid", "shop.customers")],
+      probe: { type: "duplicate_keys", key: "`nid`" },
+    });
     const schema = { default: { ...SCHEMA.default, "shop.customers": { id: "UInt64", nid: "Nullable(UInt64)", segment: "String" } } };
     const plan = planScan([on("segment = 'y'", nullableKey), on("segment = 'x'", keyUnique)], schema, { maxQuerySize: BIG });
     expect(plan.queries).toHaveLength(1);
@@ -98,7 +128,12 @@ describe("planScan", () => {
   });
 
   it("computes now() once per query even for several staleness tests", () => {
-    const fresh2 = makeTest({ rule: "freshness", key: "k2", columns: [col("id")], probe: { type: "staleness", column: "`id`", maxSeconds: 60 } });
+    const fresh2 = makeTest({
+      rule: "freshness",
+      key: "k2",
+      columns: [col("id")],
+      probe: { type: "staleness", column: "`id`", maxSeconds: 60 },
+    });
     const sql = planScan([fresh, fresh2], SCHEMA, { maxQuerySize: BIG }).queries[0]!.sql;
     expect(sql.match(/now\(\)/g)).toHaveLength(1);
   });
@@ -111,9 +146,17 @@ describe("planScan", () => {
   });
 
   it("skips tests whose column or table is missing", () => {
-    const missingColumn = makeTest({ rule: "measure_not_null", columns: [col("x")], probe: { type: "rows_where", violation: "isNull(`x`)" } });
+    const missingColumn = makeTest({
+      rule: "measure_not_null",
+      columns: [col("x")],
+      probe: { type: "rows_where", violation: "isNull(`x`)" },
+    });
     const missingTable = makeTest({ rule: "table_not_empty", table: "shop.gone", probe: { type: "not_empty" } });
-    const missingJoined = makeTest({ rule: "join_referential_integrity", columns: [col("customer_id"), col("id", "shop.people")], probe: { type: "rows_where", violation: "1" } });
+    const missingJoined = makeTest({
+      rule: "join_referential_integrity",
+      columns: [col("customer_id"), col("id", "shop.people")],
+      probe: { type: "rows_where", violation: "1" },
+    });
     const plan = planScan([missingColumn, missingTable, missingJoined], SCHEMA, { maxQuerySize: BIG });
     expect(plan.skipped).toEqual([
       { test_key: missingColumn.key, reason: "not evaluated: column missing: shop.orders.x" },
@@ -129,7 +172,12 @@ describe("planScan", () => {
   });
 
   it("runs measure_finite only on Float32/Float64 columns (also Nullable)", () => {
-    const onDecimal = makeTest({ rule: "measure_finite", key: "dec", columns: [col("price")], probe: { type: "rows_where", violation: "isNaN(`price`)" } });
+    const onDecimal = makeTest({
+      rule: "measure_finite",
+      key: "dec",
+      columns: [col("price")],
+      probe: { type: "rows_where", violation: "isNaN(`price`)" },
+    });
     const plan = planScan([amountFinite, onDecimal], SCHEMA, { maxQuerySize: BIG });
     expect(plan.skipped).toEqual([{ test_key: "dec", reason: "not applicable: price is Decimal(18, 2), not a float" }]);
     expect(plan.queries[0]!.sql).toContain("isNaN(`amount`) OR isInfinite(`amount`)");
@@ -154,12 +202,21 @@ describe("planScan", () => {
     // A staleness test keeps max_ts and now in the same query.
     const freshQuery = split.find((q) => q.outputs.some((o) => o.test_key === fresh.key))!;
     expect(freshQuery.outputs.filter((o) => o.test_key === fresh.key).map((o) => o.part)).toEqual(["total", "max_ts", "now"]);
-    expect(split.flatMap((q) => q.outputs.filter((o) => o.part !== "total").map((o) => o.test_key))).toEqual([amountNotNull.key, amountFinite.key, fresh.key, fresh.key]);
+    expect(split.flatMap((q) => q.outputs.filter((o) => o.part !== "total").map((o) => o.test_key))).toEqual([
+      amountNotNull.key,
+      amountFinite.key,
+      fresh.key,
+      fresh.key,
+    ]);
   });
 
   it("counts IN (SELECT ...) subqueries toward the length", () => {
     const longSub = "`customer_id` NOT IN (SELECT `id` FROM `shop`.`customers` WHERE " + "1 = 1 AND ".repeat(30) + "1 = 1)";
-    const ri = makeTest({ rule: "join_referential_integrity", columns: [col("customer_id")], probe: { type: "rows_where", violation: longSub } });
+    const ri = makeTest({
+      rule: "join_referential_integrity",
+      columns: [col("customer_id")],
+      probe: { type: "rows_where", violation: longSub },
+    });
     const plan = planScan([amountNotNull, ri], SCHEMA, { maxQuerySize: 200 + QUERY_WRAPPER_BYTES });
     expect(plan.queries).toHaveLength(2);
     expect(plan.queries[1]!.sql).toContain(longSub);
@@ -172,6 +229,8 @@ describe("planning one table at a time", () => {
     const tests = [keyUnique, notEmpty, amountNotNull, fresh, keyUnique, columnsExist, filtered, amountFinite];
     const groups = byScannedTable(tests);
     expect(groups.map((g) => g[0]!.table)).toEqual(["shop.customers", "shop.orders"]);
-    expect(mergePlans(groups.map((group) => planScan(group, SCHEMA, { maxQuerySize: BIG })))).toEqual(planScan(tests, SCHEMA, { maxQuerySize: BIG }));
+    expect(mergePlans(groups.map((group) => planScan(group, SCHEMA, { maxQuerySize: BIG })))).toEqual(
+      planScan(tests, SCHEMA, { maxQuerySize: BIG }),
+    );
   });
 });

@@ -24,7 +24,6 @@ const KEY = "prometheus-test-key-0123456789";
 const TIME_FACTOR = 120; // for: 5m -> 3s, [30m] -> 15s
 const hasPrometheus = spawnSync("prometheus", ["--version"]).status === 0;
 
-
 interface Alert {
   labels: Record<string, string>;
   state: "pending" | "firing";
@@ -91,7 +90,11 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
     promUrl = `http://127.0.0.1:${port}`;
     prometheus = spawn(
       "prometheus",
-      [`--config.file=${path.join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${path.join(dir, "tsdb")}`, `--web.listen-address=127.0.0.1:${port}`],
+      [
+        `--config.file=${path.join(dir, "prometheus.yml")}`,
+        `--storage.tsdb.path=${path.join(dir, "tsdb")}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     prometheus.stdout!.on("data", (c: Buffer) => promLog.push(c.toString()));
@@ -112,7 +115,9 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
 
   it("scrapes the daemon: the target is up", async () => {
     const target = await until("the target to be up", async () => {
-      const { activeTargets } = await api<{ activeTargets: { health: string; labels: Record<string, string>; lastError: string }[] }>("targets");
+      const { activeTargets } = await api<{ activeTargets: { health: string; labels: Record<string, string>; lastError: string }[] }>(
+        "targets",
+      );
       return activeTargets.find((t) => t.labels.job === "metric-reliability" && t.health === "up");
     });
     expect(target.lastError).toBe("");
@@ -125,14 +130,28 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
       const all = groups.flatMap((g) => g.rules);
       return all.length > 0 && all.every((r) => r.health !== "unknown") ? all : null;
     });
-    expect(rules.map((r) => r.name).sort()).toEqual(["MetricDegraded", "MetricReliabilityDown", "MetricUnreliable", "ReliabilityScanStale", "ReliabilityScansFailing"]);
-    for (const rule of rules) expect({ name: rule.name, health: rule.health, lastError: rule.lastError ?? "" }).toEqual({ name: rule.name, health: "ok", lastError: "" });
+    expect(rules.map((r) => r.name).sort()).toEqual([
+      "MetricDegraded",
+      "MetricReliabilityDown",
+      "MetricUnreliable",
+      "ReliabilityScanStale",
+      "ReliabilityScansFailing",
+    ]);
+    for (const rule of rules)
+      expect({ name: rule.name, health: rule.health, lastError: rule.lastError ?? "" }).toEqual({
+        name: rule.name,
+        health: "ok",
+        lastError: "",
+      });
   });
 
   it("fires MetricUnreliable for exactly the metrics the API calls unreliable, not for a healthy one", async () => {
     const res = await fetch(`http://127.0.0.1:${daemon.port}/v1/reliability/status`, { headers: { Authorization: `Bearer ${KEY}` } });
     const listing = (await res.json()) as { metrics: { metric_name: string; status: string }[] };
-    const unreliable = listing.metrics.filter((m) => m.status === "unreliable").map((m) => m.metric_name).sort();
+    const unreliable = listing.metrics
+      .filter((m) => m.status === "unreliable")
+      .map((m) => m.metric_name)
+      .sort();
     expect(unreliable).toContain("gross_revenue");
     expect(listing.metrics.find((m) => m.metric_name === "order_count")?.status).toBe("healthy");
 
@@ -152,7 +171,9 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
     expect(fired).toBe(true);
     expect((await firing("MetricUnreliable")).map((a) => a.labels.metric)).toContain("gross_revenue");
     // The outage is also visible as a series of its own.
-    const { result } = await api<{ result: { value: [number, string] }[] }>(`query?query=${encodeURIComponent('metric_reliability_warehouse_up{datasource="default"}')}`);
+    const { result } = await api<{ result: { value: [number, string] }[] }>(
+      `query?query=${encodeURIComponent('metric_reliability_warehouse_up{datasource="default"}')}`,
+    );
     expect(result.map((r) => r.value[1])).toEqual(["0"]);
   });
 });

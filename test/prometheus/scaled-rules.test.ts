@@ -12,10 +12,14 @@ describe("scaledRules", () => {
   });
 
   it("changes only for:, range windows and the evaluation interval of the project's rules", () => {
-    const doc = parse(scaledRules(120)) as { groups: { interval: string; rules: { alert: string; for?: string; expr: string; labels: object }[] }[] };
+    const doc = parse(scaledRules(120)) as {
+      groups: { interval: string; rules: { alert: string; for?: string; expr: string; labels: object }[] }[];
+    };
     const rules = doc.groups[0]!.rules;
     expect(doc.groups[0]!.interval).toBe("1s");
     expect(rules.find((r) => r.alert === "MetricUnreliable")).toMatchObject({ for: "3s", labels: { severity: "critical" } });
-    expect(rules.find((r) => r.alert === "ReliabilityScansFailing")!.expr).toContain('increase(metric_reliability_scans_total{outcome="failed"}[15s])');
+    expect(rules.find((r) => r.alert === "ReliabilityScansFailing")!.expr).toContain(
+      'increase(metric_reliability_scans_total{outcome="failed"}[15s])',
+    );
   });
 });

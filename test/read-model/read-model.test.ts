@@ -28,7 +28,9 @@ describe("read model", () => {
   async function scan(id: string, minute: number, version = catalog.version) {
     await store.createScan({ scan_id: id, trigger: "schedule", started_at: at(minute - 1) });
     clock = at(minute);
-    return store.completeScan(finished(id, tests, { k1: observation(0), k2: observation(4) }, [status("m1", "healthy"), status("m2", "unreliable")], version));
+    return store.completeScan(
+      finished(id, tests, { k1: observation(0), k2: observation(4) }, [status("m1", "healthy"), status("m2", "unreliable")], version),
+    );
   }
 
   it("starts empty, loads the newest scan, and reloads only when the store has a newer one", async () => {
@@ -65,7 +67,16 @@ describe("read model", () => {
 
 describe("buildView", () => {
   const state = {
-    scan: { scan_id: "s", trigger: "schedule" as const, status: "succeeded" as const, started_at: at(1), finished_at: at(2), error: null, summary: null, catalog_version: catalog.version },
+    scan: {
+      scan_id: "s",
+      trigger: "schedule" as const,
+      status: "succeeded" as const,
+      started_at: at(1),
+      finished_at: at(2),
+      error: null,
+      summary: null,
+      catalog_version: catalog.version,
+    },
     statuses: [{ ...status("m1", "healthy"), checked_at: at(0), since: at(0), scan_id: "old" }],
     observations: new Map(),
     history: new Map(),

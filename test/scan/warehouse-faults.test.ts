@@ -44,19 +44,34 @@ async function rig(target: TestTarget, url: string, snapshot: CatalogSnapshot, t
   const db = await target.fresh();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "mr-faults-"));
   const store = await createStore({ ...db.options, logger });
-  const warehouses = await createWarehouses(loadConfig({ CLICKHOUSE_URL: url, DATA_DIR: dataDir, QUERY_TIMEOUT_SECONDS: String(timeoutSeconds) }), logger);
+  const warehouses = await createWarehouses(
+    loadConfig({ CLICKHOUSE_URL: url, DATA_DIR: dataDir, QUERY_TIMEOUT_SECONDS: String(timeoutSeconds) }),
+    logger,
+  );
   const metrics = createMetrics();
   const getSnapshot = () => snapshot;
   const readModel = createReadModel({ store, getSnapshot, historyLimit: 50 });
   await readModel.refresh({ force: true });
   const scans = createScanService({
-    getSnapshot, warehouses, store, metrics, logger, concurrency: 4, maxQuerySize: 262_144, retentionDays: 30,
+    getSnapshot,
+    warehouses,
+    store,
+    metrics,
+    logger,
+    concurrency: 4,
+    maxQuerySize: 262_144,
+    retentionDays: 30,
     afterScan: () => readModel.refresh({ force: true }),
   });
   const reliability = createReliabilityService({ readModel, store, scanService: scans });
   readModel.onChange(() => void reliability.refreshMetrics(metrics));
   return {
-    db, store, warehouses, readModel, scans, metrics,
+    db,
+    store,
+    warehouses,
+    readModel,
+    scans,
+    metrics,
     async statuses() {
       return Object.fromEntries((await reliability.status()).metrics.map((m) => [m.metric_name, m.status]));
     },
@@ -118,8 +133,21 @@ describe.skipIf(!server).each(targets)("warehouse faults on a ClickHouse server,
       await execServer({ url: clickhouse.url }, fixtureStatements(db));
       const fixture = await loadFixtureCatalog(db);
       // One slow table keeps the scan in flight long enough to kill the server under it.
-      const slow = await loadYaml({ "slow.yaml": `metrics:\n  - name: slow_metric\n    table: system.one\n    filter: "sleep(2) = 0"\n    measures:\n      - { alias: rows, function: Count }\n` });
-      node = await rig(target, clickhouse.url, { ...fixture, metrics: [...fixture.metrics, ...slow.metrics], tests: [...fixture.tests, ...slow.tests], testsByMetric: new Map([...fixture.testsByMetric, ...slow.testsByMetric]), metricsByName: new Map([...fixture.metricsByName, ...slow.metricsByName]) }, 10);
+      const slow = await loadYaml({
+        "slow.yaml": `metrics:\n  - name: slow_metric\n    table: system.one\n    filter: "sleep(2) = 0"\n    measures:\n      - { alias: rows, function: Count }\n`,
+      });
+      node = await rig(
+        target,
+        clickhouse.url,
+        {
+          ...fixture,
+          metrics: [...fixture.metrics, ...slow.metrics],
+          tests: [...fixture.tests, ...slow.tests],
+          testsByMetric: new Map([...fixture.testsByMetric, ...slow.testsByMetric]),
+          metricsByName: new Map([...fixture.metricsByName, ...slow.metricsByName]),
+        },
+        10,
+      );
     });
     afterAll(async () => {
       await node?.close();
@@ -129,7 +157,11 @@ describe.skipIf(!server).each(targets)("warehouse faults on a ClickHouse server,
     it("fails the scan, and keeps statuses, status periods and gauges as they were", async () => {
       const first = await node.scans.run("startup");
       expect(first.scan.status).toBe("succeeded");
-      const before = { statuses: await node.statuses(), state: await node.store.readState({ historyLimit: 10 }), gauges: statusLines(await node.metrics.text()) };
+      const before = {
+        statuses: await node.statuses(),
+        state: await node.store.readState({ historyLimit: 10 }),
+        gauges: statusLines(await node.metrics.text()),
+      };
       expect(Object.values(before.statuses)).toContain("unreliable");
 
       const { scan } = await node.scans.trigger("schedule");
@@ -153,5 +185,7 @@ describe.skipIf(!server).each(targets)("warehouse faults on a ClickHouse server,
 
 /** The per-metric series the alert rules read. */
 function statusLines(text: string): string[] {
-  return text.split("\n").filter((line) => line.startsWith("metric_reliability_status{") || line.startsWith("metric_reliability_safe_to_use{"));
+  return text
+    .split("\n")
+    .filter((line) => line.startsWith("metric_reliability_status{") || line.startsWith("metric_reliability_safe_to_use{"));
 }

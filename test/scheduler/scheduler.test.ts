@@ -119,7 +119,7 @@ describe.each(targets)("scheduler on $name", (target) => {
     try {
       const coordinator = storeRunCoordinator(store);
       const key = "reliability-scan:2026-11-23T10:15:00.000Z";
-      const votes = await Promise.all(Array.from({ length: 8 }, () => coordinator.shouldRun(key, 60_000)));
+      const votes = await Promise.all(Array.from({ length: 8 }, async () => coordinator.shouldRun(key, 60_000)));
       expect(votes.filter(Boolean)).toHaveLength(1);
       expect(await coordinator.shouldRun("reliability-scan:2026-11-23T10:30:00.000Z", 60_000)).toBe(true);
       await expect(coordinator.shouldRun("no-fire-time", 60_000)).rejects.toThrow(/unexpected coordination key/);

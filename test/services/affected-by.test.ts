@@ -2,10 +2,21 @@ import { describe, expect, it } from "vitest";
 import { findAffectedMetrics, tableMatches } from "../../src/services/affected-by.js";
 import { derived, ir } from "./fixtures.js";
 
-const join = (table: string) => ({ table, type: "left" as const, left_column: "customer_id", right_column: "id", relationship: "many_to_one" as const });
+const join = (table: string) => ({
+  table,
+  type: "left" as const,
+  left_column: "customer_id",
+  right_column: "id",
+  relationship: "many_to_one" as const,
+});
 
 const catalogue = [
-  ir({ name: "gross_revenue", table: "shop.orders", joins: [join("shop.customers")], dimensions: [{ name: "segment", source_table: "shop.customers", column: "segment" }] }),
+  ir({
+    name: "gross_revenue",
+    table: "shop.orders",
+    joins: [join("shop.customers")],
+    dimensions: [{ name: "segment", source_table: "shop.customers", column: "segment" }],
+  }),
   ir({ name: "order_count", table: "shop.orders" }),
   ir({ name: "refunds", table: "shop.refunds", dimensions: [{ name: "region", source_table: "geo.regions", column: "region" }] }),
   ir({ name: "customer_count", table: "shop.customers" }),

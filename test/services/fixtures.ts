@@ -55,7 +55,12 @@ export function stored(metric: string, status: StoredMetricStatus["status"], at 
     metric_name: metric,
     status,
     safe_to_use: status === "healthy" || status === "degraded",
-    tests: { total: 2, passing: status === "healthy" ? 2 : 1, failing: status === "unreliable" ? 1 : 0, warning: status === "degraded" ? 1 : 0 },
+    tests: {
+      total: 2,
+      passing: status === "healthy" ? 2 : 1,
+      failing: status === "unreliable" ? 1 : 0,
+      warning: status === "degraded" ? 1 : 0,
+    },
     checked_at: at,
     since: new Date("2024-04-30T08:00:00Z"),
     scan_id: "6f1c2b1e-8d1a-4b7e-9c7d-2a4f0e1b3c5d",

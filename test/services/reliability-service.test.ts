@@ -61,11 +61,21 @@ describe("reliability service", () => {
     const listing = await service.status();
     expect(listing.summary).toEqual({ total: METRICS.length, healthy: 0, degraded: 0, unreliable: 0, unknown: METRICS.length });
     expect(listing.metrics.map((m) => m.metric_name)).toEqual(demo.metrics.map((m) => m.name));
-    expect(await service.metricStatus("gross_revenue")).toMatchObject({ status: "unknown", safe_to_use: false, scan_id: null, failing_tests: [], history: [] });
+    expect(await service.metricStatus("gross_revenue")).toMatchObject({
+      status: "unknown",
+      safe_to_use: false,
+      scan_id: null,
+      failing_tests: [],
+      history: [],
+    });
   });
 
   it("triggers a scan (others join it while it runs) and waits for its result", async () => {
-    const [a, b, waited] = await Promise.all([service.triggerScan({ wait: false }), service.triggerScan({ wait: false }), service.triggerScan({ wait: true })]);
+    const [a, b, waited] = await Promise.all([
+      service.triggerScan({ wait: false }),
+      service.triggerScan({ wait: false }),
+      service.triggerScan({ wait: true }),
+    ]);
     expect(new Set([a.scan_id, b.scan_id, waited.scan_id]).size).toBe(1);
     expect([a, b, waited].filter((s) => !s.coalesced)).toHaveLength(1);
     expect(a).toMatchObject({ status: "running", trigger: "manual", finished_at: null, summary: null });
@@ -81,11 +91,22 @@ describe("reliability service", () => {
     expect(listing.summary).toEqual(EXPECTED_SUMMARY);
     for (const m of listing.metrics) expect(m.status, m.metric_name).toBe(EXPECTED_STATUS[m.metric_name]);
     // A metric removed from the catalogue disappears, though the store still has its status.
-    catalogue = { ...demo, metrics: demo.metrics.filter((m) => m.name !== "page_views"), metricsByName: new Map([...demo.metricsByName].filter(([name]) => name !== "page_views")) };
+    catalogue = {
+      ...demo,
+      metrics: demo.metrics.filter((m) => m.name !== "page_views"),
+      metricsByName: new Map([...demo.metricsByName].filter(([name]) => name !== "page_views")),
+    };
     await readModel.refresh();
     try {
-      expect((await service.status()).summary).toEqual({ ...EXPECTED_SUMMARY, total: EXPECTED_SUMMARY.total - 1, healthy: EXPECTED_SUMMARY.healthy - 1 });
-      await expect(service.metricStatus("page_views")).rejects.toMatchObject({ code: "not_found", message: 'metric "page_views" not found' });
+      expect((await service.status()).summary).toEqual({
+        ...EXPECTED_SUMMARY,
+        total: EXPECTED_SUMMARY.total - 1,
+        healthy: EXPECTED_SUMMARY.healthy - 1,
+      });
+      await expect(service.metricStatus("page_views")).rejects.toMatchObject({
+        code: "not_found",
+        message: 'metric "page_views" not found',
+      });
     } finally {
       catalogue = demo;
       await readModel.refresh();
@@ -101,7 +122,14 @@ describe("reliability service", () => {
     try {
       const scan = await service.triggerScan({ wait: true });
       const view = await service.metricStatus("stock_on_hand");
-      expect(view).toMatchObject({ status: "healthy", safe_to_use: true, scan_id: scan.scan_id, checked_at: scan.finished_at, since: scan.finished_at, failing_tests: [] });
+      expect(view).toMatchObject({
+        status: "healthy",
+        safe_to_use: true,
+        scan_id: scan.scan_id,
+        checked_at: scan.finished_at,
+        since: scan.finished_at,
+        failing_tests: [],
+      });
       expect(view.history).toEqual([
         { status: "healthy", from: scan.finished_at, to: null },
         { status: "unreliable", from: first.since, to: scan.finished_at },
@@ -111,7 +139,11 @@ describe("reliability service", () => {
       expect(await shortModel.refresh()).toBe(false);
       expect((await shortHistory.metricStatus("stock_on_hand")).history).toEqual([view.history[0]]);
       // Unchanged metrics keep their period.
-      expect(await service.metricStatus("gross_revenue")).toMatchObject({ status: "unreliable", since: first.since, history: [{ to: null }] });
+      expect(await service.metricStatus("gross_revenue")).toMatchObject({
+        status: "unreliable",
+        since: first.since,
+        history: [{ to: null }],
+      });
     } finally {
       catalogue = demo;
     }
@@ -129,7 +161,10 @@ describe("reliability service", () => {
   });
 
   it("answers not_found for an unknown scan", async () => {
-    await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("22222222") });
+    await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject({
+      code: "not_found",
+      message: expect.stringContaining("22222222"),
+    });
   });
 
   it("serves the last statuses from memory through a store outage; store reads map to unavailable", async () => {
@@ -141,8 +176,13 @@ describe("reliability service", () => {
     expect(await service.status()).toEqual(before);
     expect(await service.metricStatus("gross_revenue")).toEqual(gross);
     await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject(unavailable);
-    await expect(service.triggerScan({ wait: false })).rejects.toMatchObject({ code: "unavailable", message: expect.stringMatching(/^cannot record the scan/) });
+    await expect(service.triggerScan({ wait: false })).rejects.toMatchObject({
+      code: "unavailable",
+      message: expect.stringMatching(/^cannot record the scan/),
+    });
     await expect(service.metricStatus("no_such_metric")).rejects.toMatchObject({ code: "not_found" });
-    expect((await service.affectedBy("shop.inventory")).affected_metrics).toEqual([{ metric_name: "stock_on_hand", relationship: "base_table" }]);
+    expect((await service.affectedBy("shop.inventory")).affected_metrics).toEqual([
+      { metric_name: "stock_on_hand", relationship: "base_table" },
+    ]);
   });
 });

@@ -9,7 +9,15 @@ export const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute, 0
 
 /** A test of `metric` whose check key is `check` (shared when two metrics name the same check). */
 export function test(metric: string, check: string, extra: Partial<InferredTest> = {}): InferredTest {
-  return makeTest({ rule: "measure_not_null", key: check, check, metric, name: `${metric}: ${check}`, probe: { type: "rows_where", violation: "isNull(`amount`)" }, ...extra });
+  return makeTest({
+    rule: "measure_not_null",
+    key: check,
+    check,
+    metric,
+    name: `${metric}: ${check}`,
+    probe: { type: "rows_where", violation: "isNull(`amount`)" },
+    ...extra,
+  });
 }
 
 export function observation(rows_affected = 0, rows_total = 10_000, extra: Partial<CheckObservation> = {}): CheckObservation {
@@ -28,7 +36,13 @@ export function status(metric: string, value: ReliabilityStatus, total = 1): Met
 }
 
 /** A finished scan of `tests` with the given observations (by check key) and statuses. */
-export function finished(scanId: string, tests: InferredTest[], observations: Record<string, CheckObservation>, statuses: MetricStatus[], version = "v1"): FinishedScan {
+export function finished(
+  scanId: string,
+  tests: InferredTest[],
+  observations: Record<string, CheckObservation>,
+  statuses: MetricStatus[],
+  version = "v1",
+): FinishedScan {
   return {
     scan_id: scanId,
     catalog: { version, tests },

@@ -37,14 +37,20 @@ describe.each(targets)("history migration on $name", (target) => {
       ${row("s1", "orders", "measure_not_null", "failing", 5, "5 of 100 rows")},
       ${row("s1", "orders", "freshness", "passing", 0, "fresh")},
       ${row("s2", "orders", "measure_not_null", "warning", 0, "not evaluated: column missing: x")}`);
-    await db.query(`INSERT INTO "metric_statuses" VALUES ('orders', 'degraded', true, 2, 1, 0, 1, '2026-01-01T00:11Z', '2026-01-01T00:11Z', 's2')`);
+    await db.query(
+      `INSERT INTO "metric_statuses" VALUES ('orders', 'degraded', true, 2, 1, 0, 1, '2026-01-01T00:11Z', '2026-01-01T00:11Z', 's2')`,
+    );
     await db.query(`INSERT INTO "status_changes" ("metric", "status", "valid_from", "valid_to") VALUES
       ('orders', 'unreliable', '2026-01-01T00:01Z', '2026-01-01T00:11Z'), ('orders', 'degraded', '2026-01-01T00:11Z', NULL)`);
 
     const store = await createStore(db.options);
     try {
       const state = await store.readState({ historyLimit: 10 });
-      expect(state.scan).toMatchObject({ scan_id: "s2", catalog_version: "legacy", summary: { total: 2, passing: 1, failing: 0, warning: 1 } });
+      expect(state.scan).toMatchObject({
+        scan_id: "s2",
+        catalog_version: "legacy",
+        summary: { total: 2, passing: 1, failing: 0, warning: 1 },
+      });
       expect(state.statuses).toEqual([
         expect.objectContaining({ metric_name: "orders", status: "degraded", since: new Date("2026-01-01T00:11Z"), scan_id: "s2" }),
       ]);
@@ -53,16 +59,23 @@ describe.each(targets)("history migration on $name", (target) => {
       expect(state.observations).toEqual(
         new Map([
           ["legacy|orders|freshness|freshness check", { outcome: "measured", rows_affected: 0, rows_total: 100, message: "fresh" }],
-          ["legacy|orders|measure_not_null|measure_not_null check", { outcome: "not_evaluated", rows_affected: 0, rows_total: 100, message: "not evaluated: column missing: x" }],
+          [
+            "legacy|orders|measure_not_null|measure_not_null check",
+            { outcome: "not_evaluated", rows_affected: 0, rows_total: 100, message: "not evaluated: column missing: x" },
+          ],
         ]),
       );
       expect(await store.getScan("s3")).toMatchObject({ status: "failed", catalog_version: null });
     } finally {
       await store.close();
     }
-    const tables = await db.query<{ name: string }>(`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'test_results'`);
+    const tables = await db.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name = 'test_results'`,
+    );
     expect(tables).toEqual([]);
-    const definitions = await db.query<{ metric: string; tolerance: number }>(`SELECT "metric", "tolerance" FROM "test_definitions" ORDER BY "rule"`);
+    const definitions = await db.query<{ metric: string; tolerance: number }>(
+      `SELECT "metric", "tolerance" FROM "test_definitions" ORDER BY "rule"`,
+    );
     // tolerances that judge the kept counts back to the kept status (warning: 1, others: 0)
     expect(definitions).toEqual([
       { metric: "orders", tolerance: 0 },

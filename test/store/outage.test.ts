@@ -42,9 +42,7 @@ describe("store outages", () => {
       expect(await store.ping()).toBe(false);
       await expect(store.latestStatuses()).rejects.toThrow(/^store latestStatuses failed: .+/);
       await expect(store.claimRun("t", new Date())).rejects.toBeInstanceOf(StoreError);
-      await expect(store.completeScan(finished("s", [], {}, []))).rejects.toThrow(
-        /^store completeScan failed: /,
-      );
+      await expect(store.completeScan(finished("s", [], {}, []))).rejects.toThrow(/^store completeScan failed: /);
       await expect(store.getScan("s")).rejects.toThrow(/does not exist|terminat|connect/i);
     } finally {
       await store.close();

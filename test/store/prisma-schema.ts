@@ -20,10 +20,21 @@ export interface ExpectedTable {
   foreignKeys: { name: string; column: string; references: string; onDelete: string }[];
 }
 
-const SCALARS: Record<string, string> = { String: "text", Int: "integer", BigInt: "bigint", Boolean: "boolean", DateTime: "timestamp without time zone", Float: "double precision" };
+const SCALARS: Record<string, string> = {
+  String: "text",
+  Int: "integer",
+  BigInt: "bigint",
+  Boolean: "boolean",
+  DateTime: "timestamp without time zone",
+  Float: "double precision",
+};
 const ON_DELETE: Record<string, string> = { Cascade: "CASCADE", Restrict: "RESTRICT", SetNull: "SET NULL", NoAction: "NO ACTION" };
 
-const list = (text: string) => text.split(",").map((s) => s.trim()).filter(Boolean);
+const list = (text: string) =>
+  text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export function expectedTables(schema: string): ExpectedTable[] {
   const source = schema.replace(/\/\/.*$/gm, "");
@@ -44,7 +55,10 @@ export function expectedTables(schema: string): ExpectedTable[] {
     const indexes: ExpectedTable["indexes"] = [];
     const blockAttrs: string[] = [];
 
-    for (const line of body!.split("\n").map((l) => l.trim()).filter(Boolean)) {
+    for (const line of body!
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)) {
       if (line.startsWith("@@")) {
         blockAttrs.push(line);
         continue;

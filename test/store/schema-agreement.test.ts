@@ -53,11 +53,20 @@ async function actualTables(db: TestDatabase): Promise<ExpectedTable[]> {
           type: c.data_type,
           nullable: c.is_nullable === "YES",
           ...(c.data_type.startsWith("timestamp") ? { precision: c.datetime_precision ?? -1 } : {}),
-          default: c.column_default === null ? null : c.column_default.startsWith("nextval(") ? "autoincrement" : c.column_default === "CURRENT_TIMESTAMP" ? "now" : (c.column_default as "now"),
+          default:
+            c.column_default === null
+              ? null
+              : c.column_default.startsWith("nextval(")
+                ? "autoincrement"
+                : c.column_default === "CURRENT_TIMESTAMP"
+                  ? "now"
+                  : (c.column_default as "now"),
         })),
       primaryKey: { name: primary?.name ?? "(none)", columns: primary?.columns.split(",") ?? [] },
       indexes: indexes.filter((i) => i.table === table && !i.primary).map((i) => ({ name: i.name, columns: i.columns.split(",") })),
-      foreignKeys: fks.filter((f) => f.table === table).map((f) => ({ name: f.name, column: f.column, references: f.references, onDelete: f.on_delete })),
+      foreignKeys: fks
+        .filter((f) => f.table === table)
+        .map((f) => ({ name: f.name, column: f.column, references: f.references, onDelete: f.on_delete })),
     };
   });
 }

@@ -42,17 +42,40 @@ describe.each(targets)("store on $name", (target) => {
 
   it("creates, completes and reads back a scan", async () => {
     const created = await store.createScan({ scan_id: "s1", trigger: "schedule", started_at: at(0) });
-    expect(created).toEqual({ scan_id: "s1", trigger: "schedule", status: "running", started_at: at(0), finished_at: null, error: null, summary: null, catalog_version: null });
+    expect(created).toEqual({
+      scan_id: "s1",
+      trigger: "schedule",
+      status: "running",
+      started_at: at(0),
+      finished_at: null,
+      error: null,
+      summary: null,
+      catalog_version: null,
+    });
     expect(await store.getRunningScan()).toEqual(created);
 
     const big = 5_000_000_000; // beyond INT4: the columns are BIGINT and come back as numbers
     const tests = [test("orders", "k1"), test("orders", "k2"), test("aov", "k1")];
     clock = at(1);
     const done = await store.completeScan({
-      ...finished("s1", tests, { k1: observation(big, big * 2), k2: { outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message: "not evaluated: x", sample_sql: "SELECT 1" } }, [status("orders", "unreliable"), status("aov", "healthy")]),
+      ...finished(
+        "s1",
+        tests,
+        {
+          k1: observation(big, big * 2),
+          k2: { outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message: "not evaluated: x", sample_sql: "SELECT 1" },
+        },
+        [status("orders", "unreliable"), status("aov", "healthy")],
+      ),
       summary: { total: 3, passing: 1, failing: 1, warning: 1 },
     });
-    expect(done).toMatchObject({ status: "succeeded", finished_at: at(1), error: null, summary: { total: 3, passing: 1, failing: 1, warning: 1 }, catalog_version: "v1" });
+    expect(done).toMatchObject({
+      status: "succeeded",
+      finished_at: at(1),
+      error: null,
+      summary: { total: 3, passing: 1, failing: 1, warning: 1 },
+      catalog_version: "v1",
+    });
     expect(await store.getScan("s1")).toEqual(done);
     expect(await store.getScan("nope")).toBeNull();
     expect(await store.getRunningScan()).toBeNull();
@@ -62,7 +85,13 @@ describe.each(targets)("store on $name", (target) => {
     expect(state.scan).toEqual(done);
     expect(state.observations.get("k1")).toEqual(observation(big, big * 2));
     expect(typeof state.observations.get("k1")?.rows_affected).toBe("number");
-    expect(state.observations.get("k2")).toEqual({ outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message: "not evaluated: x", sample_sql: "SELECT 1" });
+    expect(state.observations.get("k2")).toEqual({
+      outcome: "not_evaluated",
+      rows_affected: 0,
+      rows_total: 0,
+      message: "not evaluated: x",
+      sample_sql: "SELECT 1",
+    });
     expect(state.statuses).toEqual([
       { ...status("aov", "healthy"), checked_at: at(1), since: at(1), scan_id: "s1" },
       { ...status("orders", "unreliable"), checked_at: at(1), since: at(1), scan_id: "s1" },
@@ -89,10 +118,18 @@ describe.each(targets)("store on $name", (target) => {
     const tests = [test("m1", "k1"), test("m2", "k1"), test("m2", "k2")];
     const obs = { k1: observation(0), k2: observation(3) };
     await scan("a", 10, tests, obs, [status("m1", "healthy"), status("m2", "unreliable")]);
-    const before = { results: await count("check_results"), changes: await count("status_changes"), definitions: await count("test_definitions") };
+    const before = {
+      results: await count("check_results"),
+      changes: await count("status_changes"),
+      definitions: await count("test_definitions"),
+    };
     await scan("b", 20, tests, obs, [status("m1", "healthy"), status("m2", "unreliable")]);
     await scan("c", 30, tests, obs, [status("m1", "healthy"), status("m2", "unreliable")]);
-    expect({ results: await count("check_results"), changes: await count("status_changes"), definitions: await count("test_definitions") }).toEqual(before);
+    expect({
+      results: await count("check_results"),
+      changes: await count("status_changes"),
+      definitions: await count("test_definitions"),
+    }).toEqual(before);
     // the rows were not rewritten either: they still name the scan that last changed them
     expect(await store.latestStatus("m1")).toMatchObject({ status: "healthy", since: at(10), checked_at: at(10), scan_id: "a" });
     expect(await inspect(`SELECT DISTINCT "scan_id" FROM "check_results"`)).toEqual([{ scan_id: "a" }]);
@@ -159,7 +196,9 @@ describe.each(targets)("store on $name", (target) => {
     expect(await inspect(`SELECT "hash" FROM "catalog_versions" ORDER BY "hash"`)).toEqual([{ hash: "v1" }, { hash: "v2" }]);
     expect(await count("test_definitions")).toBe(4);
     expect(await count("checks")).toBe(3);
-    expect(await inspect(`SELECT "tolerance" FROM "test_definitions" WHERE "catalog_version" = 'v2' ORDER BY "tolerance" DESC LIMIT 1`)).toEqual([{ tolerance: 0.5 }]);
+    expect(
+      await inspect(`SELECT "tolerance" FROM "test_definitions" WHERE "catalog_version" = 'v2' ORDER BY "tolerance" DESC LIMIT 1`),
+    ).toEqual([{ tolerance: 0.5 }]);
   });
 
   it("keeps everything across a restart and applies no migration twice", async () => {
@@ -169,7 +208,9 @@ describe.each(targets)("store on $name", (target) => {
     store = await open();
     expect(await store.readState({ historyLimit: 10 })).toEqual(before);
     await store.close();
-    const rows = await db.query<{ n: number; names: number }>(`SELECT count(*)::int AS n, count(DISTINCT migration_name)::int AS names FROM "_prisma_migrations"`);
+    const rows = await db.query<{ n: number; names: number }>(
+      `SELECT count(*)::int AS n, count(DISTINCT migration_name)::int AS names FROM "_prisma_migrations"`,
+    );
     expect(rows[0]?.n).toBeGreaterThan(0);
     expect(rows[0]?.n).toBe(rows[0]?.names);
     store = await open();

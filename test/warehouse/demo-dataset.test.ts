@@ -31,8 +31,19 @@ describe.each(engines)("$name: demo dataset", (engine) => {
   it("has the documented row counts", async () => {
     const tables = ["customers", "products", "orders", "refunds", "sessions", "inventory"];
     const sql = tables.map((t) => `(SELECT count() FROM ${db}.${t}) AS ${t}`).join(", ");
-    expect(await one(`SELECT ${sql}`)).toEqual({ customers: "301", products: "50", orders: "5000", refunds: "300", sessions: "2000", inventory: "1000" });
-    expect(await one(`SELECT countIf(status = 'completed') AS completed, countIf(status = 'cancelled') AS cancelled, countIf(status = 'pending') AS pending FROM ${db}.orders`)).toEqual({
+    expect(await one(`SELECT ${sql}`)).toEqual({
+      customers: "301",
+      products: "50",
+      orders: "5000",
+      refunds: "300",
+      sessions: "2000",
+      inventory: "1000",
+    });
+    expect(
+      await one(
+        `SELECT countIf(status = 'completed') AS completed, countIf(status = 'cancelled') AS cancelled, countIf(status = 'pending') AS pending FROM ${db}.orders`,
+      ),
+    ).toEqual({
       completed: "4000",
       cancelled: "500",
       pending: "500",
@@ -40,7 +51,11 @@ describe.each(engines)("$name: demo dataset", (engine) => {
   });
 
   it("customers: 1 duplicate id, 2 NULL/empty countries", async () => {
-    expect(await one(`SELECT count() - uniqExact(id) AS dup, countIf(isNull(country) OR country = '') AS no_country, countIf(segment = '') AS no_segment FROM ${db}.customers`)).toEqual({
+    expect(
+      await one(
+        `SELECT count() - uniqExact(id) AS dup, countIf(isNull(country) OR country = '') AS no_country, countIf(segment = '') AS no_segment FROM ${db}.customers`,
+      ),
+    ).toEqual({
       dup: "1",
       no_country: "2",
       no_segment: "0",
@@ -57,7 +72,17 @@ describe.each(engines)("$name: demo dataset", (engine) => {
         toUInt64(now()) - toUInt64(max(created_at)) <= 60 AS fresh
        FROM ${db}.orders`,
     );
-    expect(row).toEqual({ null_amount: "3", null_completed: "3", orphan_product: "5", orphan_customer: "0", negative: "0", not_finite: "0", future: "0", dup: "0", fresh: 1 });
+    expect(row).toEqual({
+      null_amount: "3",
+      null_completed: "3",
+      orphan_product: "5",
+      orphan_customer: "0",
+      negative: "0",
+      not_finite: "0",
+      future: "0",
+      dup: "0",
+      fresh: 1,
+    });
   });
 
   it("refunds: 2 negative amounts, 1 future timestamp, no orphans", async () => {
@@ -71,14 +96,22 @@ describe.each(engines)("$name: demo dataset", (engine) => {
 
   it("products and sessions are clean; inventory is 3 days stale", async () => {
     expect(
-      await one(`SELECT count() - uniqExact(id) AS dup, countIf(price < 0 OR isNaN(price) OR isInfinite(price)) AS bad, countIf(category = '') AS no_category FROM ${db}.products`),
+      await one(
+        `SELECT count() - uniqExact(id) AS dup, countIf(price < 0 OR isNaN(price) OR isInfinite(price)) AS bad, countIf(category = '') AS no_category FROM ${db}.products`,
+      ),
     ).toEqual({ dup: "0", bad: "0", no_category: "0" });
-    expect(await one(`SELECT countIf(device = '') AS no_device, countIf(started_at > now() + 300) AS future, toUInt64(now()) - toUInt64(max(started_at)) <= 60 AS fresh FROM ${db}.sessions`)).toEqual({
+    expect(
+      await one(
+        `SELECT countIf(device = '') AS no_device, countIf(started_at > now() + 300) AS future, toUInt64(now()) - toUInt64(max(started_at)) <= 60 AS fresh FROM ${db}.sessions`,
+      ),
+    ).toEqual({
       no_device: "0",
       future: "0",
       fresh: 1,
     });
-    const stale = await one(`SELECT toUInt64(now()) - toUInt64(max(snapshot_at)) AS age, countIf(product_id NOT IN (SELECT id FROM ${db}.products)) AS orphan FROM ${db}.inventory`);
+    const stale = await one(
+      `SELECT toUInt64(now()) - toUInt64(max(snapshot_at)) AS age, countIf(product_id NOT IN (SELECT id FROM ${db}.products)) AS orphan FROM ${db}.inventory`,
+    );
     expect(Number(stale.age)).toBeGreaterThanOrEqual(3 * 86400);
     expect(Number(stale.age)).toBeLessThan(3 * 86400 + 60);
     expect(stale.orphan).toBe("0");

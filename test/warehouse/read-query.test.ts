@@ -9,7 +9,10 @@ describe("readQueryText", () => {
     ["  select 1 ;; \n", "  select 1"],
     ["WITH 1 AS x SELECT x", "WITH 1 AS x SELECT x"],
     ["(SELECT 1) UNION ALL (SELECT 2)", "(SELECT 1) UNION ALL (SELECT 2)"],
-    ["/* c */ -- d\nSELECT 'a;b', `c;d`, \"e;f\", 'it\\'s', 'x''y' -- tail ; DROP", "/* c */ -- d\nSELECT 'a;b', `c;d`, \"e;f\", 'it\\'s', 'x''y'"],
+    [
+      "/* c */ -- d\nSELECT 'a;b', `c;d`, \"e;f\", 'it\\'s', 'x''y' -- tail ; DROP",
+      "/* c */ -- d\nSELECT 'a;b', `c;d`, \"e;f\", 'it\\'s', 'x''y'",
+    ],
   ])("accepts %j", (sql, statement) => {
     expect(readQueryText(sql)).toBe(statement);
   });
@@ -39,18 +42,28 @@ describe("readQueryText", () => {
 
 describe("ClickHouse error messages", () => {
   it("strips the 18.16 and 26.7 wrappings", () => {
-    expect(cleanClickHouseMessage("Code: 47, e.displayText() = DB::Exception: Unknown identifier: nope, e.what() = DB::Exception\n")).toEqual({
+    expect(
+      cleanClickHouseMessage("Code: 47, e.displayText() = DB::Exception: Unknown identifier: nope, e.what() = DB::Exception\n"),
+    ).toEqual({
       code: 47,
       text: "Unknown identifier: nope",
     });
-    expect(cleanClickHouseMessage("Code: 159. DB::Exception: Timeout exceeded: elapsed 1001.7 ms, maximum: 1000 ms. (TIMEOUT_EXCEEDED) (version 26.7.2.1)")).toEqual({
+    expect(
+      cleanClickHouseMessage(
+        "Code: 159. DB::Exception: Timeout exceeded: elapsed 1001.7 ms, maximum: 1000 ms. (TIMEOUT_EXCEEDED) (version 26.7.2.1)",
+      ),
+    ).toEqual({
       code: 159,
       text: "Timeout exceeded: elapsed 1001.7 ms, maximum: 1000 ms. (TIMEOUT_EXCEEDED)",
     });
   });
 
   it("classifies and redacts", () => {
-    const error = toWarehouseError(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1 pw=hunter2"), { code: "ECONNREFUSED" }), "ctx", ["hunter2"]);
+    const error = toWarehouseError(
+      Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1 pw=hunter2"), { code: "ECONNREFUSED" }),
+      "ctx",
+      ["hunter2"],
+    );
     expect(error.kind).toBe("connection");
     expect(error.message).toBe("ctx: connect ECONNREFUSED 127.0.0.1:1 pw=[redacted]");
     expect(toWarehouseError(new Error("Code: 159. DB::Exception: Timeout exceeded"), "ctx").kind).toBe("timeout");

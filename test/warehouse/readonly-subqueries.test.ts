@@ -16,11 +16,16 @@ describe.each(engines)("$name warehouse: subqueries under readonly=1", (engine) 
   });
 
   it("cannot read server files or fetch URLs through table functions", async () => {
-    for (const inner of ["SELECT count() FROM file('/etc/hostname', 'TSV', 'line String')", "SELECT count() FROM url('http://127.0.0.1:1/x', 'CSV', 'a String')"]) {
-      const error = await handle.warehouse.query(`SELECT count() AS c FROM system.one WHERE (${inner}) >= 0`, { queryId: "readonly-subquery" }).then(
-        () => null,
-        (e: unknown) => e,
-      );
+    for (const inner of [
+      "SELECT count() FROM file('/etc/hostname', 'TSV', 'line String')",
+      "SELECT count() FROM url('http://127.0.0.1:1/x', 'CSV', 'a String')",
+    ]) {
+      const error = await handle.warehouse
+        .query(`SELECT count() AS c FROM system.one WHERE (${inner}) >= 0`, { queryId: "readonly-subquery" })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(error, inner).toBeInstanceOf(WarehouseError);
       expect((error as WarehouseError).clickhouseCode, (error as Error).message).toBe(164); // READONLY
     }

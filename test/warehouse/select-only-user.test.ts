@@ -28,10 +28,20 @@ describe.runIf(process.env.CLICKHOUSE_URL || process.env.CI)("a SELECT-only Clic
 
   beforeAll(async () => {
     ch = await startPrivateClickHouse();
-    await execServer({ url: ch.url }, [...demoDatasetStatements(), "CREATE DATABASE hr", "CREATE TABLE hr.salaries (x UInt32) ENGINE = Memory"]);
+    await execServer({ url: ch.url }, [
+      ...demoDatasetStatements(),
+      "CREATE DATABASE hr",
+      "CREATE TABLE hr.salaries (x UInt32) ENGINE = Memory",
+    ]);
     await mkdir(path.join(ch.dir, "users.d"), { recursive: true });
     await writeFile(path.join(ch.dir, "users.d", "metric_reliability.xml"), usersXml);
-    warehouse = createServerWarehouse({ name: "default", url: ch.url, username: "metric_reliability", password: PASSWORD, timeoutSeconds: 10 });
+    warehouse = createServerWarehouse({
+      name: "default",
+      url: ch.url,
+      username: "metric_reliability",
+      password: PASSWORD,
+      timeoutSeconds: 10,
+    });
     // The server reloads its users files on its own within seconds.
     for (let i = 0; i < 60 && !(await warehouse.ping()); i++) await sleep(500);
   });
@@ -42,7 +52,9 @@ describe.runIf(process.env.CLICKHOUSE_URL || process.env.CI)("a SELECT-only Clic
 
   it("runs the daemon's queries: ping, the schema read from system.columns, and scans of the analytic database", async () => {
     expect(await warehouse.ping()).toBe(true);
-    const columns = await warehouse.query("SELECT count() AS c FROM system.columns WHERE database = 'shop' AND table = 'orders'", { queryId: "schema" });
+    const columns = await warehouse.query("SELECT count() AS c FROM system.columns WHERE database = 'shop' AND table = 'orders'", {
+      queryId: "schema",
+    });
     expect(Number(columns[0]!.c)).toBeGreaterThan(3);
     expect(await warehouse.query("SELECT count() AS c FROM shop.orders", { queryId: "scan" })).toEqual([{ c: "5000" }]);
   });

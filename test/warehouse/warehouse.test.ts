@@ -105,7 +105,13 @@ describe.each(engines)("$name warehouse", (engine) => {
 
 describe("server warehouse without a server", () => {
   it("ping is false and queries fail as connection errors, without credentials in the message", async () => {
-    const dead = createServerWarehouse({ name: "dead", url: "http://127.0.0.1:1", username: "bob", password: "s3cret-pw", timeoutSeconds: 5 });
+    const dead = createServerWarehouse({
+      name: "dead",
+      url: "http://127.0.0.1:1",
+      username: "bob",
+      password: "s3cret-pw",
+      timeoutSeconds: 5,
+    });
     expect(await dead.ping()).toBe(false);
     const error = await failure(dead.query("SELECT 1", { queryId: "dead" }));
     expect(error.kind).toBe("connection");

@@ -18,7 +18,9 @@ function frameworkError(error: unknown): AppError | null {
   if (e.type === "entity.parse.failed") return new AppError("bad_request", "malformed JSON body", { cause: error });
   if (e.type === "entity.too.large") {
     const limit = (error as { limit?: unknown }).limit;
-    return new AppError("bad_request", `request body too large${typeof limit === "number" ? ` (limit ${limit} bytes)` : ""}`, { cause: error });
+    return new AppError("bad_request", `request body too large${typeof limit === "number" ? ` (limit ${limit} bytes)` : ""}`, {
+      cause: error,
+    });
   }
   if (error instanceof URIError) return new AppError("bad_request", "malformed URL encoding", { cause: error });
   return new AppError("bad_request", "bad request", { cause: error });

@@ -4,7 +4,16 @@ import type { Services } from "../../services/types.js";
 import type { Access, Authenticator } from "../auth.js";
 import { serializedJson } from "../../services/serialized.js";
 import type { WriteLimiter } from "../limits.js";
-import { irListingQuery, metricNameInput, parseInput, scanIdInput, scanInput, statusListingQuery, tableInput, testListingQuery } from "../schemas.js";
+import {
+  irListingQuery,
+  metricNameInput,
+  parseInput,
+  scanIdInput,
+  scanInput,
+  statusListingQuery,
+  tableInput,
+  testListingQuery,
+} from "../schemas.js";
 
 export interface RouteOptions {
   authenticate: Authenticator;
@@ -58,21 +67,58 @@ export function registerRoutes(app: Express, services: Services, options: RouteO
   const body = express.json({ limit: options.bodyLimitBytes });
   const { validation, compiler, reliability } = services;
 
-  app.get("/v1/validation/tests", read, ok((req) => validation.listTests(parseInput(testListingQuery, req.query))));
-  app.post("/v1/semantic-tests/run", ...write, body, ok(() => validation.runTests()));
+  app.get(
+    "/v1/validation/tests",
+    read,
+    ok((req) => validation.listTests(parseInput(testListingQuery, req.query))),
+  );
+  app.post(
+    "/v1/semantic-tests/run",
+    ...write,
+    body,
+    ok(() => validation.runTests()),
+  );
 
-  app.get("/v1/compiler/ir", read, ok((req) => compiler.status(parseInput(irListingQuery, req.query))));
-  app.get("/v1/compiler/status", read, ok((req) => compiler.status(parseInput(irListingQuery, req.query))));
-  app.get("/v1/compiler/ir/:name", read, ok((req) => compiler.irByName(parseInput(metricNameInput, req.params).name)));
+  app.get(
+    "/v1/compiler/ir",
+    read,
+    ok((req) => compiler.status(parseInput(irListingQuery, req.query))),
+  );
+  app.get(
+    "/v1/compiler/status",
+    read,
+    ok((req) => compiler.status(parseInput(irListingQuery, req.query))),
+  );
+  app.get(
+    "/v1/compiler/ir/:name",
+    read,
+    ok((req) => compiler.irByName(parseInput(metricNameInput, req.params).name)),
+  );
 
-  app.get("/v1/reliability/status", read, ok((req) => reliability.status(parseInput(statusListingQuery, req.query))));
-  app.get("/v1/reliability/status/:name", read, ok((req) => reliability.metricStatus(parseInput(metricNameInput, req.params).name)));
-  app.get("/v1/reliability/affected-by/:table", read, ok((req) => reliability.affectedBy(parseInput(tableInput, req.params).table)));
+  app.get(
+    "/v1/reliability/status",
+    read,
+    ok((req) => reliability.status(parseInput(statusListingQuery, req.query))),
+  );
+  app.get(
+    "/v1/reliability/status/:name",
+    read,
+    ok((req) => reliability.metricStatus(parseInput(metricNameInput, req.params).name)),
+  );
+  app.get(
+    "/v1/reliability/affected-by/:table",
+    read,
+    ok((req) => reliability.affectedBy(parseInput(tableInput, req.params).table)),
+  );
   app.post("/v1/reliability/scan", ...write, body, async (req, res) => {
     const wait = parseInput(scanInput, req.query).wait ?? false;
     const scan = await reliability.triggerScan({ wait });
     // 202: accepted and still running; 200: the finished scan (?wait=true).
     sendJson(res, wait ? 200 : 202, scan);
   });
-  app.get("/v1/reliability/scans/:id", read, ok((req) => reliability.getScan(parseInput(scanIdInput, req.params).id)));
+  app.get(
+    "/v1/reliability/scans/:id",
+    read,
+    ok((req) => reliability.getScan(parseInput(scanIdInput, req.params).id)),
+  );
 }

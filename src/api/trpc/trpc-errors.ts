@@ -1,6 +1,6 @@
 // AppError -> tRPC, in one place: the TRPCError code comes from the shared code table, and
 // the errorFormatter puts the AppError code string in `data.appCode` (REST's `error.code`).
-import { TRPCError, type TRPC_ERROR_CODE_KEY } from "@trpc/server";
+import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../../errors/app-error.js";
@@ -29,7 +29,7 @@ export function appErrorOf(error: unknown): AppError {
 
 export function toTRPCError(error: unknown): TRPCError {
   const appError = appErrorOf(error);
-  return new TRPCError({ code: ERROR_CODES[appError.code].trpc as TRPC_ERROR_CODE_KEY, message: appError.message, cause: appError });
+  return new TRPCError({ code: ERROR_CODES[appError.code].trpc, message: appError.message, cause: appError });
 }
 
 interface ShapeLike {

@@ -14,7 +14,12 @@ export interface TrpcContext {
 }
 
 export function contextFactory(authenticate: Authenticator, limitWrites: WriteLimiter, limits: HttpLimits) {
-  return ({ req }: CreateExpressContextOptions): TrpcContext => ({ authorization: req.headers.authorization, authenticate, limitWrites, limits });
+  return ({ req }: CreateExpressContextOptions): TrpcContext => ({
+    authorization: req.headers.authorization,
+    authenticate,
+    limitWrites,
+    limits,
+  });
 }
 
 const t = initTRPC.context<TrpcContext>().create({ errorFormatter: formatTRPCError });

@@ -33,9 +33,19 @@ export type PathResult = { hops: Hop[]; model: SemanticModel } | { problem: stri
  * Follows `path` (entity names) from `start`; `accept` says whether the final model holds the
  * element asked for, so that of two models keyed by one entity the one that has it is taken.
  */
-export function resolvePath(graph: JoinGraph, start: SemanticModel, path: readonly string[], accept: (model: SemanticModel) => boolean): PathResult {
+export function resolvePath(
+  graph: JoinGraph,
+  start: SemanticModel,
+  path: readonly string[],
+  accept: (model: SemanticModel) => boolean,
+): PathResult {
   let firstProblem: { problem: string; unsupported: boolean } | null = null;
-  const walk = (current: SemanticModel, rest: readonly string[], hops: Hop[], seen: Set<string>): { hops: Hop[]; model: SemanticModel } | null => {
+  const walk = (
+    current: SemanticModel,
+    rest: readonly string[],
+    hops: Hop[],
+    seen: Set<string>,
+  ): { hops: Hop[]; model: SemanticModel } | null => {
     if (rest.length === 0) return accept(current) ? { hops, model: current } : null;
     const [entityName, ...tail] = rest as [string, ...string[]];
     if (identifies(current, entityName)) {
@@ -48,13 +58,19 @@ export function resolvePath(graph: JoinGraph, start: SemanticModel, path: readon
       return null;
     }
     if (own.column === null) {
-      firstProblem ??= { problem: `join on entity ${entityName} whose expr is an SQL expression (${own.expr}) in ${current.name}`, unsupported: true };
+      firstProblem ??= {
+        problem: `join on entity ${entityName} whose expr is an SQL expression (${own.expr}) in ${current.name}`,
+        unsupported: true,
+      };
       return null;
     }
     for (const target of graph.targets.get(entityName) ?? []) {
       if (target.model === current || seen.has(target.model.name)) continue;
       if (target.entity.column === null) {
-        firstProblem ??= { problem: `join on entity ${entityName} whose expr is an SQL expression in ${target.model.name}`, unsupported: true };
+        firstProblem ??= {
+          problem: `join on entity ${entityName} whose expr is an SQL expression in ${target.model.name}`,
+          unsupported: true,
+        };
         continue;
       }
       const hop: Hop = {
@@ -72,7 +88,12 @@ export function resolvePath(graph: JoinGraph, start: SemanticModel, path: readon
   };
   const found = walk(start, path, [], new Set([start.name]));
   if (found) return found;
-  return firstProblem ?? { problem: `no semantic model reachable through ${path.join("__") || "(no entity)"} from ${start.name} has it`, unsupported: false };
+  return (
+    firstProblem ?? {
+      problem: `no semantic model reachable through ${path.join("__") || "(no entity)"} from ${start.name} has it`,
+      unsupported: false,
+    }
+  );
 }
 
 /**
@@ -85,10 +106,19 @@ export function defaultHops(graph: JoinGraph, model: SemanticModel): Hop[] {
   const hops: Hop[] = [];
   for (const entity of model.entities) {
     if (entity.type !== "foreign" || entity.column === null) continue;
-    const primaries = (graph.targets.get(entity.name) ?? []).filter((t) => t.entity.type === "primary" && t.model !== model && t.entity.column !== null);
+    const primaries = (graph.targets.get(entity.name) ?? []).filter(
+      (t) => t.entity.type === "primary" && t.model !== model && t.entity.column !== null,
+    );
     if (primaries.length !== 1) continue;
     const target = primaries[0]!;
-    hops.push({ from: model, to: target.model, entity: entity.name, from_column: entity.column, to_column: target.entity.column!, relationship: "many_to_one" });
+    hops.push({
+      from: model,
+      to: target.model,
+      entity: entity.name,
+      from_column: entity.column,
+      to_column: target.entity.column!,
+      relationship: "many_to_one",
+    });
   }
   return hops;
 }

@@ -28,28 +28,48 @@ export interface JoinedDimension {
 }
 
 export type RenderResult =
-  | { ok: true; sql: string; hops: Hop[][]; dimensions: JoinedDimension[] }
-  | { ok: false; problem: string; unsupported: boolean };
+  { ok: true; sql: string; hops: Hop[][]; dimensions: JoinedDimension[] } | { ok: false; problem: string; unsupported: boolean };
 
-const GRAIN_FUNCTIONS: Record<string, string> = {
-  second: "toStartOfSecond",
-  minute: "toStartOfMinute",
-  hour: "toStartOfHour",
-  day: "toStartOfDay",
-  week: "toMonday",
-  month: "toStartOfMonth",
-  quarter: "toStartOfQuarter",
-  year: "toStartOfYear",
+/** MetricFlow's standard time granularities (a time spine's custom ones are not read). */
+const MF_GRAINS = [
+  "nanosecond",
+  "microsecond",
+  "millisecond",
+  "second",
+  "minute",
+  "hour",
+  "day",
+  "week",
+  "month",
+  "quarter",
+  "year",
+] as const;
+type MfGrain = (typeof MF_GRAINS)[number];
+
+/** Truncation to each grain in ClickHouse (classic functions: 18.16 and current releases); null: not supported. */
+const GRAIN_SQL: Record<MfGrain, ((sql: string) => string) | null> = {
+  nanosecond: null,
+  microsecond: null,
+  millisecond: null,
+  // toStartOfSecond needs DateTime64 on current releases and is missing on 18.16; a DateTime already is.
+  second: (sql) => `toDateTime(${sql})`,
+  minute: (sql) => `toStartOfMinute(toDateTime(${sql}))`,
+  hour: (sql) => `toStartOfHour(toDateTime(${sql}))`,
+  day: (sql) => `toStartOfDay(toDateTime(${sql}))`,
+  week: (sql) => `toMonday(toDateTime(${sql}))`,
+  month: (sql) => `toStartOfMonth(toDateTime(${sql}))`,
+  quarter: (sql) => `toStartOfQuarter(toDateTime(${sql}))`,
+  year: (sql) => `toStartOfYear(toDateTime(${sql}))`,
 };
+const isGrain = (text: string): text is MfGrain => (MF_GRAINS as readonly string[]).includes(text);
 
 export { valueSql };
 
 function withGrain(sql: string, grain: string | null): string | { problem: string } {
   if (grain === null) return sql;
-  const fn = GRAIN_FUNCTIONS[grain.toLowerCase()];
-  if (!fn) return { problem: `time granularity ${grain}` };
-  // second: toStartOfSecond needs DateTime64 on current releases and is missing on 18.16; a DateTime already is.
-  return fn === "toStartOfSecond" ? `toDateTime(${sql})` : `${fn}(toDateTime(${sql}))`;
+  const key = grain.toLowerCase();
+  const truncate = isGrain(key) ? GRAIN_SQL[key] : null;
+  return truncate === null ? { problem: `time granularity ${grain}` } : truncate(sql);
 }
 
 const pathKey = (hops: readonly Hop[]): string => hops.map((h) => `${h.from.name}.${h.from_column}>${h.to.name}.${h.to_column}`).join("|");
@@ -60,13 +80,15 @@ function resolveCall(call: TemplateCall, context: RenderContext): Resolved {
   const unsupported = (what: string): Resolved => ({ problem: what, unsupported: true });
   for (const [method] of call.methods) if (method !== "grain") return unsupported(`.${method}() on ${call.kind}() in a filter`);
   const grainMethod = call.methods.find(([m]) => m === "grain")?.[1] ?? null;
-  if (call.kind !== "Dimension" && call.kind !== "TimeDimension" && call.kind !== "Entity") return unsupported(`${call.kind}() in a filter`);
+  if (call.kind !== "Dimension" && call.kind !== "TimeDimension" && call.kind !== "Entity")
+    return unsupported(`${call.kind}() in a filter`);
   const name = call.positional[0];
   if (name === undefined) return { problem: `${call.kind}() without a name`, unsupported: false };
   const parts = name.split("__");
   const element = parts.pop()!;
   const path = [...(call.keywords.entity_path ?? []), ...parts];
-  const grain = call.kind === "TimeDimension" ? (call.positional[1] ?? call.keywords.time_granularity_name?.[0] ?? grainMethod) : grainMethod;
+  const grain =
+    call.kind === "TimeDimension" ? (call.positional[1] ?? call.keywords.time_granularity_name?.[0] ?? grainMethod) : grainMethod;
 
   if (call.kind === "Entity") {
     const found = resolvePath(context.graph, context.model, path, (m) => m.entities.some((e) => e.name === element));
@@ -76,7 +98,8 @@ function resolveCall(call: TemplateCall, context: RenderContext): Resolved {
   }
   // metric_time is the measure's own agg time dimension.
   const target = element === "metric_time" && path.length === 0 ? context.aggTimeDimension : element;
-  if (target === null) return { problem: "metric_time without an agg_time_dimension on the measure or its semantic model", unsupported: false };
+  if (target === null)
+    return { problem: "metric_time without an agg_time_dimension on the measure or its semantic model", unsupported: false };
   const found = resolvePath(context.graph, context.model, path, (m) => m.dimensions.some((d) => d.name === target));
   if ("problem" in found) return { problem: `${call.text.trim()}: ${found.problem}`, unsupported: found.unsupported };
   const dimension = found.model.dimensions.find((d) => d.name === target)!;
@@ -105,8 +128,10 @@ export function renderFilter(template: string, context: RenderContext): RenderRe
     if ("problem" in parsed) return { ok: false, problem: parsed.problem, unsupported: true };
     const metricCall = parsed.calls.find((c) => c.kind === "Metric");
     if (metricCall) {
-      if (parsed.calls.length > 1) return { ok: false, problem: `Metric() beside other calls in one condition (${conjunct}); split it with AND`, unsupported: true };
-      if (metricCall.methods.length > 0) return { ok: false, problem: `.${metricCall.methods[0]![0]}() on Metric() in a filter`, unsupported: true };
+      if (parsed.calls.length > 1)
+        return { ok: false, problem: `Metric() beside other calls in one condition (${conjunct}); split it with AND`, unsupported: true };
+      if (metricCall.methods.length > 0)
+        return { ok: false, problem: `.${metricCall.methods[0]![0]}() on Metric() in a filter`, unsupported: true };
       const source = context.metric?.(metricCall.positional[0] ?? "") ?? null;
       const result = metricCondition(conjunct, metricCall, context.model, source);
       if ("problem" in result) return { ok: false, problem: result.problem, unsupported: result.unsupported };
@@ -119,13 +144,18 @@ export function renderFilter(template: string, context: RenderContext): RenderRe
       const resolved = resolveCall(call, context);
       if ("problem" in resolved) return { ok: false, problem: resolved.problem, unsupported: resolved.unsupported };
       if (hops !== null && pathKey(hops) !== pathKey(resolved.hops)) {
-        return { ok: false, problem: `one condition over dimensions reached by different join paths (${conjunct}); split it with AND`, unsupported: true };
+        return {
+          ok: false,
+          problem: `one condition over dimensions reached by different join paths (${conjunct}); split it with AND`,
+          unsupported: true,
+        };
       }
       hops = resolved.hops;
       if (resolved.dimension && resolved.hops.length > 0) dimensions.push({ hops: resolved.hops, dimension: resolved.dimension });
       sql = sql.replace(call.text, () => resolved.sql); // a function: no `$&`-style patterns in the SQL
     }
-    if (sql.includes("{{") || sql.includes("}}")) return { ok: false, problem: `Jinja in filter ${JSON.stringify(conjunct)}`, unsupported: true };
+    if (sql.includes("{{") || sql.includes("}}"))
+      return { ok: false, problem: `Jinja in filter ${JSON.stringify(conjunct)}`, unsupported: true };
     if (hops !== null && hops.length > 0) {
       paths.set(pathKey(hops), hops);
       sql = semiJoin(hops, sql);

@@ -1,7 +1,7 @@
 // `migrate`: what the daemon does at start, alone (for a migration Job or a release step).
 import { openDatabase } from "../../store/open-database.js";
 import { CliError, EXIT_OK } from "../cli-error.js";
-import type { CliContext } from "../main.js";
+import type { CliContext } from "../context.js";
 
 export async function migrateCommand(ctx: CliContext): Promise<number> {
   const { config } = ctx;

@@ -3,7 +3,7 @@
 import { CliError, EXIT_FAILED, EXIT_OK } from "../cli-error.js";
 import { loadCatalogue, selectMetrics } from "../catalogue.js";
 import { scanLocally } from "../local-scan.js";
-import type { CliContext } from "../main.js";
+import type { CliContext } from "../context.js";
 import { scanRemotely } from "../remote-scan.js";
 import { progressLine, renderScanReport, styleFor } from "../render.js";
 import { scanReport, type MetricVerdict } from "../verdict.js";
@@ -51,16 +51,24 @@ export async function scanCommand(ctx: CliContext, options: ScanOptions): Promis
       const apiKey = process.env.METRIC_RELIABILITY_API_KEY;
       if (!apiKey) throw new CliError("--server needs the API key in METRIC_RELIABILITY_API_KEY");
       const timeout = Number(options.timeout);
-      if (!Number.isFinite(timeout) || timeout <= 0) throw new CliError(`--timeout: expected a number of seconds, got "${options.timeout}"`);
+      if (!Number.isFinite(timeout) || timeout <= 0)
+        throw new CliError(`--timeout: expected a number of seconds, got "${options.timeout}"`);
       progress.update(options.fresh ? `scanning on ${source} ...` : `asking ${source} ...`);
-      verdicts = await scanRemotely({ server: source, apiKey, timeoutMs: timeout * 1000, signal: interrupt.signal }, options.metric, options.fresh ?? false);
+      verdicts = await scanRemotely(
+        { server: source, apiKey, timeoutMs: timeout * 1000, signal: interrupt.signal },
+        options.metric,
+        options.fresh ?? false,
+      );
     } else {
       if (options.fresh) throw new CliError("--fresh applies to --server only (a scan here is always fresh)");
       source = "warehouse";
       const snapshot = selectMetrics(await loadCatalogue(ctx.config.METRICS_DIR), options.metric);
       verdicts = await scanLocally(ctx.config, snapshot, ctx.logger, {
         signal: interrupt.signal,
-        onProgress: (p) => progress.update(`scanning ${count(snapshot.metrics.length, "metric")} over ${count(p.tables, "table")}: ${count(p.queriesDone, "query", "queries")} done`),
+        onProgress: (p) =>
+          progress.update(
+            `scanning ${count(snapshot.metrics.length, "metric")} over ${count(p.tables, "table")}: ${count(p.queriesDone, "query", "queries")} done`,
+          ),
       });
     }
   } finally {

@@ -2,7 +2,7 @@
 import { testListing } from "../../services/validation-service.js";
 import { EXIT_OK } from "../cli-error.js";
 import { loadCatalogue, selectMetrics } from "../catalogue.js";
-import type { CliContext } from "../main.js";
+import type { CliContext } from "../context.js";
 import { renderTests, styleFor } from "../render.js";
 
 export async function testsCommand(ctx: CliContext, options: { metric: string[]; json?: boolean }): Promise<number> {

@@ -1,7 +1,7 @@
 // `validate`: the catalogue stage and the compiler, no servers. Exit 1 with the errors.
 import { EXIT_FAILED, EXIT_OK } from "../cli-error.js";
 import { loadCatalogue } from "../catalogue.js";
-import type { CliContext } from "../main.js";
+import type { CliContext } from "../context.js";
 import { renderCatalogErrors, styleFor } from "../render.js";
 
 export async function validateCommand(ctx: CliContext, options: { json?: boolean }): Promise<number> {
@@ -12,7 +12,9 @@ export async function validateCommand(ctx: CliContext, options: { json?: boolean
   } else {
     ctx.stderr.write(renderCatalogErrors(errors, styleFor(ctx.stderr)));
     const verdict = errors.length === 0 ? "valid" : `${errors.length} error${errors.length === 1 ? "" : "s"}`;
-    ctx.stdout.write(`${ctx.config.METRICS_DIR}: ${snapshot.metrics.length} metrics, ${snapshot.tests.length} inferred tests, ${verdict}\n`);
+    ctx.stdout.write(
+      `${ctx.config.METRICS_DIR}: ${snapshot.metrics.length} metrics, ${snapshot.tests.length} inferred tests, ${verdict}\n`,
+    );
   }
   return errors.length === 0 ? EXIT_OK : EXIT_FAILED;
 }

@@ -17,9 +17,23 @@ function spec(test: DeclaredTest, filter: string | null): Omit<TestSpec, "severi
   const ref = { table, column };
   switch (test.kind) {
     case "not_null":
-      return { rule: "dbt_not_null", name: `dbt not_null: ${column}`, check: `${column} IS NOT NULL`, filter, columns: [ref], probe: { type: "rows_where", violation: `${quoted} IS NULL` } };
+      return {
+        rule: "dbt_not_null",
+        name: `dbt not_null: ${column}`,
+        check: `${column} IS NOT NULL`,
+        filter,
+        columns: [ref],
+        probe: { type: "rows_where", violation: `${quoted} IS NULL` },
+      };
     case "unique":
-      return { rule: "dbt_unique", name: `dbt unique: ${column}`, check: `${column} is unique in ${table}`, filter, columns: [ref], probe: { type: "duplicate_keys", key: quoted } };
+      return {
+        rule: "dbt_unique",
+        name: `dbt unique: ${column}`,
+        check: `${column} is unique in ${table}`,
+        filter,
+        columns: [ref],
+        probe: { type: "duplicate_keys", key: quoted },
+      };
     case "relationships": {
       const to = test.to!;
       return {

@@ -19,18 +19,20 @@ export function filterColumnNotNull(ir: MetricIR): InferredTest[] {
   const table = ir.table;
   const filter = ir.filter;
   if (table === null || filter === null) return [];
-  return ir.filter_columns.filter((column) => !handlesNull(filter, column)).map((column) =>
-    makeTest(ir, {
-      rule: "filter_column_not_null",
-      name: `filter column ${column} is never NULL`,
-      check: `${column} IS NOT NULL`,
-      severity: "MEDIUM",
-      // The columns are lexed from the filter, not parsed.
-      confidence: "medium",
-      table,
-      filter: null,
-      columns: [{ table, column }],
-      probe: { type: "rows_where", violation: `isNull(${quoteIdentifier(column)})` },
-    }),
-  );
+  return ir.filter_columns
+    .filter((column) => !handlesNull(filter, column))
+    .map((column) =>
+      makeTest(ir, {
+        rule: "filter_column_not_null",
+        name: `filter column ${column} is never NULL`,
+        check: `${column} IS NOT NULL`,
+        severity: "MEDIUM",
+        // The columns are lexed from the filter, not parsed.
+        confidence: "medium",
+        table,
+        filter: null,
+        columns: [{ table, column }],
+        probe: { type: "rows_where", violation: `isNull(${quoteIdentifier(column)})` },
+      }),
+    );
 }

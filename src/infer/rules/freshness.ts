@@ -4,7 +4,12 @@ import { quoteIdentifier } from "../../sql/identifiers.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
 
-const UNITS: [string, number][] = [["w", 604_800], ["d", 86_400], ["h", 3600], ["m", 60]];
+const UNITS: [string, number][] = [
+  ["w", 604_800],
+  ["d", 86_400],
+  ["h", 3600],
+  ["m", 60],
+];
 
 /** 21600 -> "6h": the largest unit that divides exactly, as the definition likely wrote it. */
 export function formatSeconds(seconds: number): string {

@@ -9,7 +9,10 @@ const AMOUNT_WORDS = new Set(["amount", "revenue", "price", "cost", "total", "qt
 
 /** amount-like when one word of the (snake_case or camelCase) name is in the list, plural allowed. */
 export function isAmountLike(column: string): boolean {
-  const words = column.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase().split("_");
+  const words = column
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split("_");
   return words.some((word) => AMOUNT_WORDS.has(word) || (word.endsWith("s") && AMOUNT_WORDS.has(word.slice(0, -1))));
 }
 

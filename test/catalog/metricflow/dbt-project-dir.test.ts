@@ -13,7 +13,8 @@ const FILES: Record<string, string> = {
   "dbt_project.yml": "name: jaffle\nversion: '1.0.0'\nprofile: jaffle\nmodel-paths: [models]\n",
   "packages.yml": "packages:\n  - package: dbt-labs/dbt_utils\n    version: 1.1.1\n",
   "models/staging/stg_orders.sql": "select * from {{ source('raw', 'orders') }}\n",
-  "models/staging/_sources.yml": "version: 2\nsources:\n  - name: raw\n    tables:\n      - name: orders\n        columns:\n          - name: id\n            tests: [not_null]\n",
+  "models/staging/_sources.yml":
+    "version: 2\nsources:\n  - name: raw\n    tables:\n      - name: orders\n        columns:\n          - name: id\n            tests: [not_null]\n",
   "models/marts/orders.sql": "select * from {{ ref('stg_orders') }}\n",
   "models/marts/orders.yml": `version: 2
 models:
@@ -33,7 +34,8 @@ metrics:
     type: simple
     type_params: { measure: order_total }
 `,
-  "models/marts/nested/deeper/ours.yaml": "metrics:\n  - name: raw_orders\n    table: raw.orders\n    measures: [{ alias: n, function: Count }]\n",
+  "models/marts/nested/deeper/ours.yaml":
+    "metrics:\n  - name: raw_orders\n    table: raw.orders\n    measures: [{ alias: n, function: Count }]\n",
   "target/compiled/jaffle/models/marts/orders.yml": "this: [is, not, read\n",
   ".git/config.yml": "not: read\n",
 };
@@ -53,7 +55,9 @@ describe("a dbt project in nested folders", () => {
       ["order_total", "analytics.orders", { format: "metricflow", file: `${label}/models/marts/orders.yml` }],
     ]);
     const rules = (metric: string) => snapshot.tests.filter((t) => t.metric === metric).map((t) => t.rule);
-    expect(rules("order_total")).toEqual(expect.arrayContaining(["primary_key_unique", "primary_key_not_null", "dbt_unique", "dbt_not_null"]));
+    expect(rules("order_total")).toEqual(
+      expect.arrayContaining(["primary_key_unique", "primary_key_not_null", "dbt_unique", "dbt_not_null"]),
+    );
     // the source's dbt test reaches the metric reading raw.orders
     expect(rules("raw_orders")).toContain("dbt_not_null");
   });

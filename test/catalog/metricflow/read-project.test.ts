@@ -4,112 +4,7 @@ import { describe, expect, it } from "vitest";
 import { parseCatalog } from "../../../src/catalog/parse-catalog.js";
 import type { DerivedMetricDefinition, StructuredMetricDefinition } from "../../../src/catalog/types.js";
 import { compileCatalog } from "../../../src/compile/compile.js";
-
-const SCHEMA = `
-version: 2
-models:
-  - name: orders
-    columns:
-      - name: id
-        tests: [unique, not_null]
-      - name: customer_id
-        data_tests:
-          - relationships: { to: ref('customers'), field: id }
-      - name: status
-        tests:
-          - accepted_values: { values: [placed, shipped], config: { severity: warn } }
-          - dbt_utils.not_empty_string
-groups:
-  - name: finance
-    owner: { name: Finance }
-saved_queries:
-  - name: weekly
-    query_params: { metrics: [order_total] }
-    exports: [{ name: weekly, config: { export_as: table } }]
-`;
-
-const SEMANTIC = `
-semantic_models:
-  - name: orders
-    model: ref('orders')
-    defaults: { agg_time_dimension: ordered_at }
-    entities:
-      - { name: order_id, type: primary, expr: id }
-      - { name: customer, type: foreign, expr: customer_id }
-    dimensions:
-      - { name: ordered_at, type: time, type_params: { time_granularity: day } }
-      - { name: status, type: categorical }
-      - { name: is_large, type: categorical, expr: "amount > 100" }
-    measures:
-      - { name: order_total, agg: sum, expr: amount }
-      - { name: order_count, agg: count, expr: "1" }
-      - { name: net_revenue, agg: sum, expr: "amount - discount", create_metric: true }
-      - { name: p90_amount, agg: percentile, expr: amount, agg_params: { percentile: 0.9 } }
-      - { name: median_amount, agg: median, expr: amount }
-      - { name: large_orders, agg: sum_boolean, expr: is_large_flag }
-  - name: customers
-    node_relation: { schema_name: $source_schema, alias: dim_customers }
-    entities:
-      - { name: customer, type: primary, expr: id }
-      - { name: region, type: foreign, expr: region_id }
-    dimensions:
-      - { name: customer_type, type: categorical }
-      - { name: first_ordered_at, type: time, type_params: { time_granularity: day } }
-  - name: regions
-    node_relation: { schema_name: geo, alias: regions }
-    entities: [{ name: region, type: primary, expr: id }]
-    dimensions: [{ name: segment, type: categorical }]
-metrics:
-  - name: new_customer_revenue
-    type: simple
-    type_params: { measure: order_total }
-    filter: "{{ Dimension('customer__customer_type') }} = 'new' and {{ Dimension('order_id__customer__region__segment') }} = 'smb'"
-  - name: recent_orders
-    type: simple
-    type_params: { measure: { name: order_count, fill_nulls_with: 0, join_to_timespine: true } }
-    filter:
-      - "{{ TimeDimension('metric_time', 'month') }} >= '2024-01-01'"
-      - "{{ Entity('customer') }} IS NOT NULL"
-  - name: revenue_per_order
-    type: ratio
-    type_params: { numerator: new_customer_revenue, denominator: { name: recent_orders, filter: "{{ Dimension('order_id__status') }} = 'placed'" } }
-  - name: revenue_growth
-    type: derived
-    type_params:
-      expr: new_customer_revenue - revenue_last_week
-      metrics:
-        - { name: new_customer_revenue }
-        - { name: new_customer_revenue, offset_window: 7 days, alias: revenue_last_week }
-  - name: running_revenue
-    type: cumulative
-    type_params: { measure: order_total, cumulative_type_params: { window: 7 days, period_agg: first } }
-  - name: p90_order
-    type: simple
-    type_params: { measure: p90_amount }
-  - name: conversion_rate
-    type: conversion
-    type_params:
-      conversion_type_params: { base_measure: order_count, conversion_measure: large_orders, entity: customer, window: 7 days }
-  - name: switched_off
-    type: simple
-    type_params: { measure: nope }
-    config: { enabled: false }
-  - name: per_customer_orders
-    type: simple
-    type_params: { measure: order_count }
-    filter: "{{ Metric('orders_placed', group_by=['customer']) }} > 2"
-  - name: orders_placed
-    type: simple
-    type_params: { measure: order_count }
-  - name: daily_active_orders
-    type: simple
-    type_params: { measure: order_count }
-    filter: "{{ Metric('order_count', group_by=['customer', 'metric_time']) }} > 2"
-  - name: big_customer_orders
-    type: simple
-    type_params: { measure: order_count }
-    filter: "{{ Metric('new_customer_revenue', group_by=['customer']) }} >= 1000"
-`;
+import { SCHEMA, SEMANTIC } from "./dbt-model-files.js";
 
 const catalog = parseCatalog(
   [
@@ -127,14 +22,30 @@ describe("MetricFlow reader: a dbt project's model files", () => {
       {
         metric: "daily_active_orders",
         file: "project/models/marts/semantic.yml",
-        message: expect.stringMatching(/^project\/models\/marts\/semantic\.yml: metric "daily_active_orders": unsupported: filter .*Metric\(\) in a filter grouped by/),
+        message: expect.stringMatching(
+          /^project\/models\/marts\/semantic\.yml: metric "daily_active_orders": unsupported: filter .*Metric\(\) in a filter grouped by/,
+        ),
       },
     ]);
     expect([...byName.keys()].sort()).toEqual(
-      ["big_customer_orders", "conversion_rate", "net_revenue", "new_customer_revenue", "orders_placed", "p90_order", "per_customer_orders", "recent_orders", "revenue_growth", "revenue_per_order", "running_revenue"].sort(),
+      [
+        "big_customer_orders",
+        "conversion_rate",
+        "net_revenue",
+        "new_customer_revenue",
+        "orders_placed",
+        "p90_order",
+        "per_customer_orders",
+        "recent_orders",
+        "revenue_growth",
+        "revenue_per_order",
+        "running_revenue",
+      ].sort(),
     );
     // The one unsupported dbt test is named, not silently dropped.
-    expect(catalog.warnings.map((w) => w.message)).toEqual([expect.stringContaining("analytics.orders.status: dbt test dbt_utils.not_empty_string is not run")]);
+    expect(catalog.warnings.map((w) => w.message)).toEqual([
+      expect.stringContaining("analytics.orders.status: dbt test dbt_utils.not_empty_string is not run"),
+    ]);
   });
 
   it("resolves ref() and node_relation ($source_schema) to ClickHouse tables in METRICFLOW_DATABASE", () => {
@@ -145,8 +56,22 @@ describe("MetricFlow reader: a dbt project's model files", () => {
   it("turns entities into joins, multi-hop included, and joined filters into semi-joins", () => {
     const metric = structured("new_customer_revenue");
     expect(metric.joins).toEqual([
-      { table: "analytics.dim_customers", type: "left", from: "analytics.orders", column: "customer_id", references: "id", relationship: "many_to_one" },
-      { table: "geo.regions", type: "left", from: "analytics.dim_customers", column: "region_id", references: "id", relationship: "many_to_one" },
+      {
+        table: "analytics.dim_customers",
+        type: "left",
+        from: "analytics.orders",
+        column: "customer_id",
+        references: "id",
+        relationship: "many_to_one",
+      },
+      {
+        table: "geo.regions",
+        type: "left",
+        from: "analytics.dim_customers",
+        column: "region_id",
+        references: "id",
+        relationship: "many_to_one",
+      },
     ]);
     expect(metric.filter).toBe(
       "(toString(customer_id) IN (SELECT toString(id) FROM `analytics`.`dim_customers` WHERE customer_type = 'new')) AND " +
@@ -172,26 +97,40 @@ describe("MetricFlow reader: a dbt project's model files", () => {
   });
 
   it("renders Metric() per entity as a subquery on the metric's model, its own filter inside", () => {
-    expect(structured("per_customer_orders").filter).toBe("toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` GROUP BY customer_id HAVING count((1)) > 2)");
+    expect(structured("per_customer_orders").filter).toBe(
+      "toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` GROUP BY customer_id HAVING count((1)) > 2)",
+    );
     expect(structured("big_customer_orders").filter).toBe(
-      "toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` WHERE " + structured("new_customer_revenue").filter + " GROUP BY customer_id HAVING sum(amount) >= 1000)",
+      "toString(customer_id) IN (SELECT toString(customer_id) FROM `analytics`.`orders` WHERE " +
+        structured("new_customer_revenue").filter +
+        " GROUP BY customer_id HAVING sum(amount) >= 1000)",
     );
   });
 
   it("maps every aggregation, expr and percentile", () => {
-    expect(structured("net_revenue").measures).toEqual([{ alias: "net_revenue", function: "Sum", column: null, expr: "amount - discount" }]);
-    expect(structured("p90_order").measures).toEqual([{ alias: "p90_amount", function: "Percentile", column: "amount", expr: null, percentile: 0.9 }]);
+    expect(structured("net_revenue").measures).toEqual([
+      { alias: "net_revenue", function: "Sum", column: null, expr: "amount - discount" },
+    ]);
+    expect(structured("p90_order").measures).toEqual([
+      { alias: "p90_amount", function: "Percentile", column: "amount", expr: null, percentile: 0.9 },
+    ]);
     expect(structured("conversion_rate").measures.map((m) => m.function)).toEqual(["Count", "SumBoolean"]);
     expect(structured("running_revenue").metricflow).toMatchObject({ type: "cumulative", window: "7 days", period_agg: "first" });
   });
 
   it("makes ratio and derived metrics derived ones, the same input twice kept once, input filters rendered", () => {
     const ratio = byName.get("revenue_per_order") as DerivedMetricDefinition;
-    expect(ratio).toMatchObject({ kind: "derived", inputs: ["new_customer_revenue", "recent_orders"], expression: "new_customer_revenue / recent_orders" });
+    expect(ratio).toMatchObject({
+      kind: "derived",
+      inputs: ["new_customer_revenue", "recent_orders"],
+      expression: "new_customer_revenue / recent_orders",
+    });
     expect((ratio.metricflow!.inputs as { filter_sql?: string }[])[1]!.filter_sql).toBe("status = 'placed'");
     const growth = byName.get("revenue_growth") as DerivedMetricDefinition;
     expect(growth.inputs).toEqual(["new_customer_revenue"]);
-    expect(growth.metricflow).toMatchObject({ inputs: [{ name: "new_customer_revenue" }, { name: "new_customer_revenue", offset_window: "7 days" }] });
+    expect(growth.metricflow).toMatchObject({
+      inputs: [{ name: "new_customer_revenue" }, { name: "new_customer_revenue", offset_window: "7 days" }],
+    });
   });
 
   it("attaches the dbt column tests to every metric that reads the table", () => {
@@ -208,16 +147,34 @@ describe("MetricFlow reader: a dbt project's model files", () => {
 
   it("compiles to the IR our own format compiles to, with the source recorded", () => {
     const ir = compileCatalog(catalog.metrics).find((m) => m.name === "new_customer_revenue")!;
-    expect(ir).toMatchObject({ kind: "structured", table: "analytics.orders", source: { format: "metricflow" }, filter_columns: ["customer_id"] });
-    expect(ir.joins[1]).toMatchObject({ table: "geo.regions", from_table: "analytics.dim_customers", left_column: "region_id", right_column: "id" });
+    expect(ir).toMatchObject({
+      kind: "structured",
+      table: "analytics.orders",
+      source: { format: "metricflow" },
+      filter_columns: ["customer_id"],
+    });
+    expect(ir.joins[1]).toMatchObject({
+      table: "geo.regions",
+      from_table: "analytics.dim_customers",
+      left_column: "region_id",
+      right_column: "id",
+    });
   });
 
   it("names unknown measures, entities and dimensions as errors", () => {
     const bad = parseCatalog([
-      { file: "p/a.yml", content: SEMANTIC.replace("customer__customer_type", "customer__nope").replace("{ measure: p90_amount }", "{ measure: p99_amount }") },
+      {
+        file: "p/a.yml",
+        content: SEMANTIC.replace("customer__customer_type", "customer__nope").replace(
+          "{ measure: p90_amount }",
+          "{ measure: p99_amount }",
+        ),
+      },
     ]);
     const messages = bad.errors.map((e) => e.message);
-    expect(messages).toContainEqual(expect.stringMatching(/metric "new_customer_revenue": filter .*customer__nope.*no semantic model reachable/));
+    expect(messages).toContainEqual(
+      expect.stringMatching(/metric "new_customer_revenue": filter .*customer__nope.*no semantic model reachable/),
+    );
     expect(messages).toContainEqual('p/a.yml: metric "p90_order": type_params.measure: unknown measure p99_amount');
   });
 });

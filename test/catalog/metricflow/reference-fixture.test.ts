@@ -31,12 +31,30 @@ describe("the MetricFlow reference project", () => {
 
   it("maps the metric types: simple/cumulative structured, ratio/derived derived", () => {
     const kinds = Object.fromEntries(snapshot.metrics.map((m) => [m.name, m.kind]));
-    expect(kinds).toMatchObject({ bookings: "structured", trailing_2_months_revenue: "structured", bookings_per_booker: "derived", booking_fees: "derived" });
+    expect(kinds).toMatchObject({
+      bookings: "structured",
+      trailing_2_months_revenue: "structured",
+      bookings_per_booker: "derived",
+      booking_fees: "derived",
+    });
     expect(snapshot.metrics.every((m) => m.source.format === "metricflow")).toBe(true);
     const p99 = snapshot.metrics.find((m) => m.name === "discrete_booking_value_p99")!;
-    expect(p99.measures).toEqual([{ alias: "discrete_booking_value_p99", function: "Percentile", column: "booking_value", expr: null, expr_columns: [], percentile: 0.99 }]);
+    expect(p99.measures).toEqual([
+      {
+        alias: "discrete_booking_value_p99",
+        function: "Percentile",
+        column: "booking_value",
+        expr: null,
+        expr_columns: [],
+        percentile: 0.99,
+      },
+    ]);
     expect(p99.metricflow).toMatchObject({ measures: [{ agg_params: { use_discrete_percentile: true } }] });
-    expect(snapshot.metrics.find((m) => m.name === "bookings")).toMatchObject({ table: "mf.fct_bookings", primary_key: null, timestamp: "ds" });
+    expect(snapshot.metrics.find((m) => m.name === "bookings")).toMatchObject({
+      table: "mf.fct_bookings",
+      primary_key: null,
+      timestamp: "ds",
+    });
     expect(snapshot.metrics.find((m) => m.name === "instant_booking_value")!.filter).toBe("is_instant");
     // Metric() per entity: a subquery on the metric's own model.
     expect(snapshot.metrics.find((m) => m.name === "ever_active_listings")!.filter).toBe(
