@@ -48,8 +48,26 @@ const DAY = 86_400_000;
 /** Public holidays over 2023-2024 (US-style calendar plus Christmas week). */
 const HOLIDAYS = new Set(
   [
-    "2023-01-02", "2023-01-16", "2023-04-10", "2023-05-29", "2023-07-04", "2023-09-04", "2023-11-23", "2023-11-24", "2023-12-25", "2023-12-26",
-    "2024-01-01", "2024-01-15", "2024-04-01", "2024-05-27", "2024-07-04", "2024-09-02", "2024-11-28", "2024-11-29", "2024-12-25", "2024-12-26",
+    "2023-01-02",
+    "2023-01-16",
+    "2023-04-10",
+    "2023-05-29",
+    "2023-07-04",
+    "2023-09-04",
+    "2023-11-23",
+    "2023-11-24",
+    "2023-12-25",
+    "2023-12-26",
+    "2024-01-01",
+    "2024-01-15",
+    "2024-04-01",
+    "2024-05-27",
+    "2024-07-04",
+    "2024-09-02",
+    "2024-11-28",
+    "2024-11-29",
+    "2024-12-25",
+    "2024-12-26",
   ].map((d) => Date.parse(`${d}T00:00:00Z`) / DAY),
 );
 
@@ -88,7 +106,10 @@ export function generateSeries(seed: number, grain: Grain, family: Family, plant
     starts[i] = day * DAY + hour * HOUR;
     const dayOfSeries = i / perDay;
     const weekday = (((day + 3) % 7) + 7) % 7;
-    const trend = dayOfSeries < shape.trendBreakDay ? shape.slope1 * dayOfSeries : shape.slope1 * shape.trendBreakDay + shape.slope2 * (dayOfSeries - shape.trendBreakDay);
+    const trend =
+      dayOfSeries < shape.trendBreakDay
+        ? shape.slope1 * dayOfSeries
+        : shape.slope1 * shape.trendBreakDay + shape.slope2 * (dayOfSeries - shape.trendBreakDay);
     const drift = shape.driftAmplitude * Math.sin((2 * Math.PI * dayOfSeries) / shape.driftPeriodDays + shape.driftPhase);
     let level = shape.level * Math.exp(trend + drift) * shape.daily[hour]! * shape.weekly[weekday]!;
     if (HOLIDAYS.has(day)) {
@@ -153,11 +174,21 @@ function placeAnomalies(r: Sampler, kind: AnomalyKind, grain: Grain, from: numbe
     anomalies.push({ kind, at, length, magnitude: 0 });
     at += r.int(minGap * perDay, maxGap * perDay);
   }
-  if (kind === "level_shift") for (let k = 0; k < anomalies.length; k++) anomalies[k]!.length = (anomalies[k + 1]?.at ?? n) - anomalies[k]!.at;
+  if (kind === "level_shift")
+    for (let k = 0; k < anomalies.length; k++) anomalies[k]!.length = (anomalies[k + 1]?.at ?? n) - anomalies[k]!.at;
   return anomalies;
 }
 
-function addBursts(r: Sampler, family: Family, grain: Grain, clean: Float64Array, values: number[], benign: Uint8Array, sigma: number, from: number): void {
+function addBursts(
+  r: Sampler,
+  family: Family,
+  grain: Grain,
+  clean: Float64Array,
+  values: number[],
+  benign: Uint8Array,
+  sigma: number,
+  from: number,
+): void {
   // Legitimate bursts (a campaign, a batch re-run): about one a fortnight, 1.5 to 3 robust deviations up.
   const perDay = grain === "hour" ? 24 : 1;
   let at = from + r.int(0, 14 * perDay);
@@ -233,26 +264,36 @@ function shapeOf(r: Sampler, family: Family, grain: Grain): Shape {
   const week = [1, 1, 1, 1, b2b ? 1 : r.uniform(1, 1.15), weekend, weekend * (b2b ? r.uniform(0.8, 1) : r.uniform(0.9, 1.05))];
   const weekly = week.map((f) => (!cycles ? 1 : mild ? 1 + 0.2 * (f - 1) : f));
   const level =
-    family === "orders" ? r.logUniform(20, 2000) * perDayFactor
-    : family === "events" ? r.logUniform(0.3, 4) * (hourly ? 1 : 4)
-    : family === "revenue" ? r.logUniform(500, 50_000) * perDayFactor
-    : family === "avg_value" ? r.logUniform(20, 200)
-    : family === "system_rows" ? r.logUniform(1_000, 100_000) * perDayFactor
-    : r.logUniform(100, 2_000) * perDayFactor;
+    family === "orders"
+      ? r.logUniform(20, 2000) * perDayFactor
+      : family === "events"
+        ? r.logUniform(0.3, 4) * (hourly ? 1 : 4)
+        : family === "revenue"
+          ? r.logUniform(500, 50_000) * perDayFactor
+          : family === "avg_value"
+            ? r.logUniform(20, 200)
+            : family === "system_rows"
+              ? r.logUniform(1_000, 100_000) * perDayFactor
+              : r.logUniform(100, 2_000) * perDayFactor;
   const sigma =
-    family === "orders" ? r.uniform(0.03, 0.1)
-    : family === "revenue" ? r.uniform(0.04, 0.12)
-    : family === "system_rows" ? r.uniform(0.02, 0.06)
-    : family === "avg_value" ? level * r.uniform(0.01, 0.05)
-    : family === "net_flow" ? level * r.uniform(0.15, 0.4)
-    : 0;
+    family === "orders"
+      ? r.uniform(0.03, 0.1)
+      : family === "revenue"
+        ? r.uniform(0.04, 0.12)
+        : family === "system_rows"
+          ? r.uniform(0.02, 0.06)
+          : family === "avg_value"
+            ? level * r.uniform(0.01, 0.05)
+            : family === "net_flow"
+              ? level * r.uniform(0.15, 0.4)
+              : 0;
   const days = SPAN[grain].days;
   return {
     level,
     daily,
     weekly,
     // A B2B series has a Sunday on a holiday; a B2C one dips a little or not at all.
-    holidayFactor: b2b && cycles ? (weekly[6]! * r.uniform(0.9, 1.1)) : r.uniform(0.75, 1.0),
+    holidayFactor: b2b && cycles ? weekly[6]! * r.uniform(0.9, 1.1) : r.uniform(0.75, 1.0),
     slope1: r.uniform(-0.3, 0.6) / 90,
     slope2: r.uniform(-0.3, 0.6) / 90,
     trendBreakDay: r.uniform(0.3, 0.8) * days,

@@ -66,13 +66,20 @@ function evaluate(series: number, sensitivity: Partial<Record<Grain, number>>): 
         buckets += generated.values.length;
         const detection = generated.values.length - generated.detectionFrom;
         let t0 = performance.now();
-        const verdict = scoreSeries({ starts: generated.starts, values: generated.values }, { ...settings, detection_buckets: detection }, generated.kind);
+        const verdict = scoreSeries(
+          { starts: generated.starts, values: generated.values },
+          { ...settings, detection_buckets: detection },
+          generated.kind,
+        );
         time.ours += performance.now() - t0;
         const ours = Uint8Array.from(verdict.buckets, (b) => (b.anomalous ? 1 : 0));
         t0 = performance.now();
         const z = zScoreFlags(generated.values, zWindow);
         time["z-score"] += performance.now() - t0;
-        for (const [method, flags] of [["ours", ours], ["z-score", z]] as const) {
+        for (const [method, flags] of [
+          ["ours", ours],
+          ["z-score", z],
+        ] as const) {
           const tally = tallySeries(generated, flags);
           add(tallies, key(grain, kind, method), tally);
           add(tallies, key(grain, "all", method), tally);
@@ -93,14 +100,26 @@ function main(): number {
 
   out(`# Anomaly detection: production scoreSeries vs an Elementary-style z-score`);
   out();
-  out(`Series: ${options.series} per grain and anomaly kind (families cycled: ${FAMILIES.join(", ")}; gaps only where a missing load zeroes the value), ${buckets.toLocaleString("en-US")} buckets in all.`);
-  out(`Hour grain: ${SPAN.hour.days} days a series, the first ${SPAN.hour.warmupDays} warm-up. Day grain: ${SPAN.day.days} days, the first ${SPAN.day.warmupDays} warm-up. Every bucket after the warm-up is judged (a backtest).`);
-  out(`Ours: scoreSeries with defaultAnomalySettings(grain) (hour: ${describe("hour", sensitivityOf("hour"))}; day: ${describe("day", sensitivityOf("day"))}).`);
+  out(
+    `Series: ${options.series} per grain and anomaly kind (families cycled: ${FAMILIES.join(", ")}; gaps only where a missing load zeroes the value), ${buckets.toLocaleString("en-US")} buckets in all.`,
+  );
+  out(
+    `Hour grain: ${SPAN.hour.days} days a series, the first ${SPAN.hour.warmupDays} warm-up. Day grain: ${SPAN.day.days} days, the first ${SPAN.day.warmupDays} warm-up. Every bucket after the warm-up is judged (a backtest).`,
+  );
+  out(
+    `Ours: scoreSeries with defaultAnomalySettings(grain) (hour: ${describe("hour", sensitivityOf("hour"))}; day: ${describe("day", sensitivityOf("day"))}).`,
+  );
   out(`z-score: mean and sample sd of the previous 14 days of buckets, |z| > 3, nothing excluded.`);
-  out(`Sizes: planted change / the noise's robust sd at that bucket (1.4826 x MAD of the noise distribution, in the series' units); drawn as 3 + 9u^2, a third under 4.`);
-  out(`Level shift: found if flagged within its first ${FOUND_WITHIN.hour} hourly / ${FOUND_WITHIN.day} daily buckets; flags in its first ${SHIFT_WINDOW.hour} hourly / ${SHIFT_WINDOW.day} daily buckets are true, later ones false alarms.`);
+  out(
+    `Sizes: planted change / the noise's robust sd at that bucket (1.4826 x MAD of the noise distribution, in the series' units); drawn as 3 + 9u^2, a third under 4.`,
+  );
+  out(
+    `Level shift: found if flagged within its first ${FOUND_WITHIN.hour} hourly / ${FOUND_WITHIN.day} daily buckets; flags in its first ${SHIFT_WINDOW.hour} hourly / ${SHIFT_WINDOW.day} daily buckets are true, later ones false alarms.`,
+  );
   out(`Spike / drop / gap: found if any of its buckets is flagged. Precision: flagged buckets that are true / all flagged buckets.`);
-  out(`False-alarm episode: a run of consecutive flagged buckets with no true bucket; per 30 days of judged series (holidays and bursts are legitimate: flags there are false alarms).`);
+  out(
+    `False-alarm episode: a run of consecutive flagged buckets with no true bucket; per 30 days of judged series (holidays and bursts are legitimate: flags there are false alarms).`,
+  );
   out();
   for (const grain of GRAINS) {
     out(`## ${grain} grain`);
@@ -111,7 +130,17 @@ function main(): number {
       [...ANOMALY_KINDS, "all" as const].flatMap((kind) =>
         (["ours", "z-score"] as const).map((method) => {
           const t = tallies.get(key(grain, kind, method))!;
-          return [kind, method, ratio(t.found4, t.planted4), ratio(t.found, t.planted), `${t.found}/${t.planted}`, ratio(t.truePositiveFlags, t.flagged), perMonth(t.falseEpisodes, t.detectionDays), perMonth(t.falseOnHoliday, t.detectionDays), perMonth(t.falseOnBurst, t.detectionDays)];
+          return [
+            kind,
+            method,
+            ratio(t.found4, t.planted4),
+            ratio(t.found, t.planted),
+            `${t.found}/${t.planted}`,
+            ratio(t.truePositiveFlags, t.flagged),
+            perMonth(t.falseEpisodes, t.detectionDays),
+            perMonth(t.falseOnHoliday, t.detectionDays),
+            perMonth(t.falseOnBurst, t.detectionDays),
+          ];
         }),
       ),
       options.markdown,
@@ -139,7 +168,13 @@ function main(): number {
       FAMILIES.flatMap((family) =>
         (["ours", "z-score"] as const).map((method) => {
           const t = familyTallies.get(`${grain}|${family}|${method}`)!;
-          return [family, method, ratio(t.found4, t.planted4), ratio(t.truePositiveFlags, t.flagged), perMonth(t.falseEpisodes, t.detectionDays)];
+          return [
+            family,
+            method,
+            ratio(t.found4, t.planted4),
+            ratio(t.truePositiveFlags, t.flagged),
+            perMonth(t.falseEpisodes, t.detectionDays),
+          ];
         }),
       ),
       options.markdown,
@@ -157,7 +192,11 @@ function main(): number {
     const checks: [string, string, boolean][] = [
       [`recall >= 0.9 on anomalies >= 4 robust deviations`, `${recall.toFixed(3)} (${ours.found4}/${ours.planted4})`, recall >= 0.9],
       [`more anomalies found than the z-score`, `${ours.found} vs ${z.found}`, ours.found > z.found],
-      [`no more false-alarm episodes than the z-score`, `${ours.falseEpisodes} vs ${z.falseEpisodes} (${perMonth(ours.falseEpisodes, ours.detectionDays)} vs ${perMonth(z.falseEpisodes, z.detectionDays)} / 30 d)`, ours.falseEpisodes <= z.falseEpisodes],
+      [
+        `no more false-alarm episodes than the z-score`,
+        `${ours.falseEpisodes} vs ${z.falseEpisodes} (${perMonth(ours.falseEpisodes, ours.detectionDays)} vs ${perMonth(z.falseEpisodes, z.detectionDays)} / 30 d)`,
+        ours.falseEpisodes <= z.falseEpisodes,
+      ],
     ];
     for (const kind of ANOMALY_KINDS) {
       const t = tallies.get(key(grain, kind, "ours"))!;
@@ -171,7 +210,9 @@ function main(): number {
   }
   table(out, ["grain", "target", "figure", ""], rows, options.markdown);
   out();
-  out(`Time to score the ${buckets.toLocaleString("en-US")} buckets above: ours ${time.ours.toFixed(0)} ms, z-score ${time["z-score"].toFixed(0)} ms.`);
+  out(
+    `Time to score the ${buckets.toLocaleString("en-US")} buckets above: ours ${time.ours.toFixed(0)} ms, z-score ${time["z-score"].toFixed(0)} ms.`,
+  );
   out();
   if (options.sweep) {
     out(`## Sensitivity sweep (ours; the z-score does not change)`);
@@ -181,12 +222,26 @@ function main(): number {
       const run = evaluate(options.series, { hour: k, day: k });
       for (const grain of GRAINS) {
         const t = run.tallies.get(key(grain, "all", "ours"))!;
-        rows.push([grain, String(k), ratio(t.found4, t.planted4), String(t.found), ratio(t.truePositiveFlags, t.flagged), perMonth(t.falseEpisodes, t.detectionDays)]);
+        rows.push([
+          grain,
+          String(k),
+          ratio(t.found4, t.planted4),
+          String(t.found),
+          ratio(t.truePositiveFlags, t.flagged),
+          perMonth(t.falseEpisodes, t.detectionDays),
+        ]);
       }
     }
     for (const grain of GRAINS) {
       const z = tallies.get(key(grain, "all", "z-score"))!;
-      rows.push([grain, "z-score", ratio(z.found4, z.planted4), String(z.found), ratio(z.truePositiveFlags, z.flagged), perMonth(z.falseEpisodes, z.detectionDays)]);
+      rows.push([
+        grain,
+        "z-score",
+        ratio(z.found4, z.planted4),
+        String(z.found),
+        ratio(z.truePositiveFlags, z.flagged),
+        perMonth(z.falseEpisodes, z.detectionDays),
+      ]);
     }
     rows.sort((a, b) => (a[0] === b[0] ? 0 : a[0] === "hour" ? -1 : 1));
     table(out, ["grain", "sensitivity", "recall >=4", "found", "precision", "false episodes / 30 d"], rows, options.markdown);

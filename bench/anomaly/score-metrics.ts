@@ -34,11 +34,36 @@ export interface Tally {
 }
 
 export function emptyTally(): Tally {
-  return { planted: 0, found: 0, planted4: 0, found4: 0, binPlanted: MAGNITUDE_BINS.map(() => 0), binFound: MAGNITUDE_BINS.map(() => 0), flagged: 0, truePositiveFlags: 0, falseEpisodes: 0, falseOnHoliday: 0, falseOnBurst: 0, detectionDays: 0 };
+  return {
+    planted: 0,
+    found: 0,
+    planted4: 0,
+    found4: 0,
+    binPlanted: MAGNITUDE_BINS.map(() => 0),
+    binFound: MAGNITUDE_BINS.map(() => 0),
+    flagged: 0,
+    truePositiveFlags: 0,
+    falseEpisodes: 0,
+    falseOnHoliday: 0,
+    falseOnBurst: 0,
+    detectionDays: 0,
+  };
 }
 
 export function addTally(into: Tally, from: Tally): void {
-  for (const key of ["planted", "found", "planted4", "found4", "flagged", "truePositiveFlags", "falseEpisodes", "falseOnHoliday", "falseOnBurst", "detectionDays"] as const) into[key] += from[key];
+  for (const key of [
+    "planted",
+    "found",
+    "planted4",
+    "found4",
+    "flagged",
+    "truePositiveFlags",
+    "falseEpisodes",
+    "falseOnHoliday",
+    "falseOnBurst",
+    "detectionDays",
+  ] as const)
+    into[key] += from[key];
   for (let b = 0; b < MAGNITUDE_BINS.length; b++) {
     into.binPlanted[b]! += from.binPlanted[b]!;
     into.binFound[b]! += from.binFound[b]!;

@@ -26,7 +26,9 @@ export function printSpeed(out: (line?: string) => void, markdown: boolean): voi
     const z = cpuMs(() => {
       for (let k = 0; k < count; k++) zScoreFlags(inputs[k % inputs.length]!.values, 14 * (grain === "hour" ? 24 : 1));
     });
-    out(`${grain}: ${count} series of ${length} buckets (detection ${settings.detection_buckets}): ours ${ours.toFixed(0)} ms CPU (${((ours / count) * 1000).toFixed(0)} µs a series, ${((ours / count) * 20_000 / 1000).toFixed(1)} s per 20,000 series), z-score ${z.toFixed(0)} ms; ${flagged} flags.`);
+    out(
+      `${grain}: ${count} series of ${length} buckets (detection ${settings.detection_buckets}): ours ${ours.toFixed(0)} ms CPU (${((ours / count) * 1000).toFixed(0)} µs a series, ${(((ours / count) * 20_000) / 1000).toFixed(1)} s per 20,000 series), z-score ${z.toFixed(0)} ms; ${flagged} flags.`,
+    );
   }
   const backtest = backtestSeries("hour", 10_000);
   let scored = 0;

@@ -34,7 +34,10 @@ export interface SeasonalityEvidence {
  */
 export function chooseSeasonality(y: Float64Array, calendar: Calendar, grain: Grain, trainingBuckets: number): SeasonalityEvidence {
   if (grain === "day") {
-    const weekly = y.length >= 21 && trainingBuckets >= 14 ? weekdayStatistic(y, calendar.row.length > 0 ? dayNumbersOfDaily(calendar) : new Float64Array(0)) : Number.NaN;
+    const weekly =
+      y.length >= 21 && trainingBuckets >= 14
+        ? weekdayStatistic(y, calendar.row.length > 0 ? dayNumbersOfDaily(calendar) : new Float64Array(0))
+        : Number.NaN;
     return { chosen: weekly > seasonalThreshold(6) ? "weekly" : "none", daily: Number.NaN, weekly };
   }
   const { statistic: daily, dayLevels, dayKeys } = hourOfDayStatistic(y, calendar);
@@ -57,7 +60,7 @@ function hourOfDayStatistic(y: Float64Array, calendar: Calendar): { statistic: n
   const residual = new Float64Array(n).fill(Number.NaN);
   const keys: number[] = [];
   // Day medians over days with at least 12 finite hours.
-  for (let start = 0; start < n; ) {
+  for (let start = 0; start < n;) {
     let end = start;
     while (end < n && calendar.row[end] === calendar.row[start]) end++;
     let length = 0;
@@ -81,12 +84,12 @@ function hourOfDayStatistic(y: Float64Array, calendar: Calendar): { statistic: n
   for (let h = 0; h < 24; h++) {
     const length = offsets[h + 1]! - offsets[h]!;
     counts[h] = length;
-    effects[h] = length > 0 ? medianInPlace(byHour.subarray(offsets[h]!, offsets[h + 1]!), length) : 0;
+    effects[h] = length > 0 ? medianInPlace(byHour.subarray(offsets[h], offsets[h + 1]), length) : 0;
   }
   // Day levels with the hour profile removed, for the weekday test.
   const dayLevels = new Float64Array(keys.length);
   let day = 0;
-  for (let start = 0; start < n && day < keys.length; ) {
+  for (let start = 0; start < n && day < keys.length;) {
     let end = start;
     while (end < n && calendar.row[end] === calendar.row[start]) end++;
     if (calendar.row[start] === keys[day]) {

@@ -14,8 +14,24 @@ export const DEFAULT_FRESHNESS_SENSITIVITY = 4;
 /** Defaults per grain: 14 days of hours, 8 weeks of days (the day-of-week profile then has 8 samples). */
 export function defaultAnomalySettings(grain: Grain): Required<AnomalySettings> {
   return grain === "hour"
-    ? { grain, training_buckets: 336, detection_buckets: 24, sensitivity: DEFAULT_SENSITIVITY.hour, seasonality: "auto", min_history: 72, relearn_buckets: 24 }
-    : { grain, training_buckets: 56, detection_buckets: 7, sensitivity: DEFAULT_SENSITIVITY.day, seasonality: "auto", min_history: 21, relearn_buckets: 4 };
+    ? {
+        grain,
+        training_buckets: 336,
+        detection_buckets: 24,
+        sensitivity: DEFAULT_SENSITIVITY.hour,
+        seasonality: "auto",
+        min_history: 72,
+        relearn_buckets: 24,
+      }
+    : {
+        grain,
+        training_buckets: 56,
+        detection_buckets: 7,
+        sensitivity: DEFAULT_SENSITIVITY.day,
+        seasonality: "auto",
+        min_history: 21,
+        relearn_buckets: 4,
+      };
 }
 
 /** Settings with every optional field filled and every number brought into a usable range. */
@@ -25,7 +41,10 @@ export function resolveSettings(settings: AnomalySettings): Required<AnomalySett
   return {
     grain: settings.grain,
     training_buckets: training,
-    detection_buckets: Math.max(0, Math.floor(Number.isFinite(settings.detection_buckets) ? settings.detection_buckets : defaults.detection_buckets)),
+    detection_buckets: Math.max(
+      0,
+      Math.floor(Number.isFinite(settings.detection_buckets) ? settings.detection_buckets : defaults.detection_buckets),
+    ),
     sensitivity: Number.isFinite(settings.sensitivity) && settings.sensitivity > 0 ? settings.sensitivity : defaults.sensitivity,
     seasonality: settings.seasonality,
     min_history: Math.min(training, Math.max(3, positiveInt(settings.min_history, Math.min(defaults.min_history, training)))),

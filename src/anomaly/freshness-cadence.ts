@@ -30,7 +30,11 @@ const RECURRING_MARGIN = 1.25;
  * Fewer than 5 gaps: { kind: "insufficient_history" }. Gaps only carry no time of day: a loader
  * that pauses every night is not stale at 3 a.m. for the same reason it is not stale at 3 p.m.
  */
-export function freshnessVerdict(loadGapsSeconds: readonly number[], currentGapSeconds: number, sensitivity = DEFAULT_FRESHNESS_SENSITIVITY): FreshnessVerdict {
+export function freshnessVerdict(
+  loadGapsSeconds: readonly number[],
+  currentGapSeconds: number,
+  sensitivity = DEFAULT_FRESHNESS_SENSITIVITY,
+): FreshnessVerdict {
   const gaps = new Float64Array(loadGapsSeconds.length);
   let count = 0;
   let span = 0;

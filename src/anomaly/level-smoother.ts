@@ -33,7 +33,10 @@ export class LevelSmoother {
 
   private readonly candidates: readonly SmoothingCandidate[];
 
-  constructor(candidates: readonly SmoothingCandidate[], private readonly window: number) {
+  constructor(
+    candidates: readonly SmoothingCandidate[],
+    private readonly window: number,
+  ) {
     const size = candidates.length;
     this.candidates = candidates;
     this.levels = new Float64Array(size);

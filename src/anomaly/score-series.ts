@@ -67,7 +67,13 @@ export function scoreSeries(input: SeriesInput, settings: AnomalySettings, kind:
   return run.score();
 }
 
-function resolveSeasonality(wanted: AnomalySettings["seasonality"], grain: Grain, y: Float64Array, calendar: Calendar, training: number): SeasonMode {
+function resolveSeasonality(
+  wanted: AnomalySettings["seasonality"],
+  grain: Grain,
+  y: Float64Array,
+  calendar: Calendar,
+  training: number,
+): SeasonMode {
   if (wanted === "auto") return chooseSeasonality(y, calendar, grain, training).chosen;
   return grain === "day" && wanted === "daily" ? "none" : wanted;
 }
@@ -141,7 +147,17 @@ class SeriesRun {
       const start = starts[i]!;
       const value = values[i]!;
       const isFeedback = feedback?.has(start) ?? false;
-      const verdict: BucketVerdict = { start, value, expected: null, lower: null, upper: null, anomalous: false, feedback: isFeedback, in_detection: i >= detectionFrom, deviations: null };
+      const verdict: BucketVerdict = {
+        start,
+        value,
+        expected: null,
+        lower: null,
+        upper: null,
+        anomalous: false,
+        feedback: isFeedback,
+        in_detection: i >= detectionFrom,
+        deviations: null,
+      };
       buckets[i] = verdict;
       if (!Number.isFinite(y[i]!)) {
         this.advanceLevel(i, false);
@@ -194,7 +210,15 @@ class SeriesRun {
     const every = this.fit !== null && this.fit.mode !== wanted ? (settings.grain === "hour" ? 24 : 1) : REFIT_EVERY[settings.grain];
     if (this.dirty || this.fit === null || i - this.fittedAt >= every) {
       const from = Math.max(0, i - settings.training_buckets);
-      const window = { y: this.yAdjusted, usable: this.usable, calendar, grain: settings.grain, from, to: i, residualScale: !this.smoother.initialized };
+      const window = {
+        y: this.yAdjusted,
+        usable: this.usable,
+        calendar,
+        grain: settings.grain,
+        from,
+        to: i,
+        residualScale: !this.smoother.initialized,
+      };
       const previous = this.fit;
       this.fit = fitBaseline(window, wanted, this.workspace);
       if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));

@@ -75,7 +75,13 @@ export function seasonOf(fit: BaselineFit, calendar: Calendar, j: number): numbe
  */
 export function fitBaseline(window: FitWindow, wanted: SeasonMode, ws: Workspace): BaselineFit {
   const { y, calendar, grain } = window;
-  const fit: BaselineFit = { mode: "none", hourOfDay: new Float64Array(24), dayOfWeek: new Float64Array(7), slope: 0, residualScale: Number.NaN };
+  const fit: BaselineFit = {
+    mode: "none",
+    hourOfDay: new Float64Array(24),
+    dayOfWeek: new Float64Array(7),
+    slope: 0,
+    residualScale: Number.NaN,
+  };
   const count = collectRows(window, ws);
   if (count < 3) return fit;
   const rows = ws.rows;
@@ -182,7 +188,14 @@ function collectRows(window: FitWindow, ws: Workspace): number {
 }
 
 /** ws.rowValue[r] = median over row r of y minus the column effect (if any). */
-function rowMedians(y: Float64Array, ws: Workspace, count: number, rows: number, columns: Float64Array | null, phaseOf: Uint8Array | null): void {
+function rowMedians(
+  y: Float64Array,
+  ws: Workspace,
+  count: number,
+  rows: number,
+  columns: Float64Array | null,
+  phaseOf: Uint8Array | null,
+): void {
   const { index, segment, a, rowValue } = ws;
   let k = 0;
   for (let r = 0; r < rows; r++) {

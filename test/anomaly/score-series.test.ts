@@ -4,8 +4,16 @@ import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { AnomalySettings, SeriesVerdict } from "../../src/anomaly/types.js";
 import { dailyRevenue, hourlyOrders, noise, startsOf } from "./series-fixtures.js";
 
-const hour = (detection: number, extra: Partial<AnomalySettings> = {}): AnomalySettings => ({ ...defaultAnomalySettings("hour"), detection_buckets: detection, ...extra });
-const day = (detection: number, extra: Partial<AnomalySettings> = {}): AnomalySettings => ({ ...defaultAnomalySettings("day"), detection_buckets: detection, ...extra });
+const hour = (detection: number, extra: Partial<AnomalySettings> = {}): AnomalySettings => ({
+  ...defaultAnomalySettings("hour"),
+  detection_buckets: detection,
+  ...extra,
+});
+const day = (detection: number, extra: Partial<AnomalySettings> = {}): AnomalySettings => ({
+  ...defaultAnomalySettings("day"),
+  detection_buckets: detection,
+  ...extra,
+});
 const flagged = (verdict: SeriesVerdict) => verdict.buckets.flatMap((b, i) => (b.anomalous ? [i] : []));
 
 describe("scoreSeries: shapes and corner cases", () => {
