@@ -88,9 +88,10 @@ describe("scoreSeries on dirty input", () => {
       training_buckets: 56,
       sensitivity: 3,
       min_history: 21,
-      relearn_buckets: 2,
+      relearn_buckets: 4,
       detection_buckets: 1e9,
     });
+    expect(resolveSettings({ ...settings, relearn_buckets: 1 }).relearn_buckets).toBe(2);
     const verdict = scoreSeries({ starts: startsOf(70, "day"), values: dailyRevenue(70) }, settings, "value");
     expect(verdict.buckets.every((b) => b.in_detection)).toBe(true);
     expect(verdict.scored).toBeGreaterThan(0);
