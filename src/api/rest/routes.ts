@@ -22,8 +22,11 @@ function requireAccess(authenticate: Authenticator, need: Access): RequestHandle
   };
 }
 
-/** A caller that hung up is owed nothing: no service call, no serialisation. */
-const gone = (req: Request) => req.destroyed || req.socket.destroyed;
+/**
+ * A caller that hung up is owed nothing: no service call, no serialisation. (A request whose JSON
+ * body was read to the end is destroyed too, but complete: its caller still waits.)
+ */
+const gone = (req: Request) => req.socket.destroyed || (req.destroyed && !req.complete);
 
 /**
  * Sends an answer that was serialised once (services/cached-services.ts) as its bytes; anything
