@@ -167,7 +167,7 @@ function main(): number {
       ["family", "method", "recall >=4", "precision", "false episodes / 30 d"],
       FAMILIES.flatMap((family) =>
         (["ours", "z-score"] as const).map((method) => {
-          const t = familyTallies.get(`${grain}|${family}|${method}`)!;
+          const t = familyTallies.get(`${grain}|${family}|${method}`) ?? emptyTally();
           return [
             family,
             method,
