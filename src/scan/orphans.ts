@@ -34,11 +34,7 @@ export function ownerIsDead(owner: ScanOwner, self: ScanOwner, isAlive: (pid: nu
 }
 
 /** The running scans whose owner is known to be dead (same-host rule). Pure. */
-export function scansOfDeadProcesses(
-  running: readonly RunningScanOwner[],
-  self: ScanOwner,
-  isAlive: (pid: number) => boolean,
-): string[] {
+export function scansOfDeadProcesses(running: readonly RunningScanOwner[], self: ScanOwner, isAlive: (pid: number) => boolean): string[] {
   return running.filter((s) => s.owner !== null && ownerIsDead(s.owner, self, isAlive)).map((s) => s.scan_id);
 }
 
