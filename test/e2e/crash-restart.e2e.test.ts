@@ -49,6 +49,8 @@ describe.skipIf(!(clickhouse && postgres) && !process.env.CI)("SIGKILL in the mi
     toAborted?: number;
     /** seconds from SIGKILL to that answer */
     killToAborted?: number;
+    /** epoch ms at which the restarted daemon was spawned */
+    spawnedAt?: number;
   } = {};
 
   beforeAll(async () => {
@@ -143,6 +145,7 @@ describe.skipIf(!(clickhouse && postgres) && !process.env.CI)("SIGKILL in the mi
 
     // 6. Restart: the first answer the new daemon gives about the killed scan.
     const spawned = performance.now();
+    seen.spawnedAt = Date.now();
     second = await spawnDaemon({ ...env, SCAN_ON_START: "false" });
     const answer = await eventually("the restarted daemon to answer", async () => {
       const res = await second!.request("GET", `/v1/reliability/scans/${seen.killedScan}`, { key: KEY });
@@ -173,12 +176,17 @@ describe.skipIf(!(clickhouse && postgres) && !process.env.CI)("SIGKILL in the mi
     const scan = await second!.request("GET", `/v1/reliability/scans/${seen.killedScan}`, { key: KEY });
     expect(scan.body).toMatchObject({ scan_id: seen.killedScan, status: "aborted", error: ABORTED_ERROR, summary: null });
     expect(scan.body.finished_at).not.toBeNull();
-    // Figures for docs/reliability.md (printed, not asserted: they depend on the machine).
-    console.info(
-      `crash-restart: aborted at the first answer, ${seen.toAborted!.toFixed(1)} s after the restart, ${seen.killToAborted!.toFixed(1)} s after SIGKILL`,
-    );
+    // Aborted during start-up, before the daemon listened: no request could see it running.
     const warned = second!.logs.find((l) => l.msg === "marked scans left running by a dead process as aborted");
+    const listening = second!.logs.find((l) => l.msg === "listening");
     expect(warned).toMatchObject({ deadProcess: 1, stale: 0 });
+    expect(second!.logs.indexOf(warned!)).toBeLessThan(second!.logs.indexOf(listening!));
+    // Figures for docs/reliability.md (printed, not asserted: they depend on the machine).
+    const abortedAfter = ((warned!.time as number) - seen.spawnedAt!) / 1000;
+    const listenedAfter = ((listening!.time as number) - seen.spawnedAt!) / 1000;
+    console.info(
+      `crash-restart: aborted by the restarted process ${abortedAfter.toFixed(1)} s after its spawn (it listened at ${listenedAfter.toFixed(1)} s); first answer \`aborted\` ${seen.toAborted!.toFixed(1)} s after the spawn, ${seen.killToAborted!.toFixed(1)} s after SIGKILL`,
+    );
   });
 
   it("leaves the scans of live processes running, on this host and elsewhere", async () => {
