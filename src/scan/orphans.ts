@@ -11,7 +11,10 @@
 import os from "node:os";
 import type { RunningScanOwner, ScanOwner, Store } from "../store/store.js";
 
-/** This process, as recorded with the scans it runs. */
+/**
+ * This process, as recorded with the scans it runs. performance.timeOrigin is when the main
+ * thread (where the daemon runs) started, fixed for the process's life: every call agrees.
+ */
 export function currentProcess(): ScanOwner {
   return { host: os.hostname(), pid: process.pid, process_started_at: new Date(Math.floor(performance.timeOrigin)) };
 }
