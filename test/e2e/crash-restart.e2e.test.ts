@@ -153,6 +153,8 @@ describe.skipIf(!(clickhouse && postgres) && !process.env.CI)("SIGKILL in the mi
     });
     const now = performance.now();
     expect(answer.body.status).toBe("aborted");
+    // Its log lines reach the pipe a little after its answers.
+    await eventually("the restarted daemon's `listening` line", async () => second!.logs.some((l) => l.msg === "listening"));
     seen.toAborted = (now - spawned) / 1000;
     seen.killToAborted = (now - killedAt) / 1000;
   }, 180_000);
