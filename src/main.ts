@@ -13,6 +13,7 @@ import { checkCatalogSql } from "./scan/check-sql.js";
 import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
+import { cachedServices } from "./services/cached-services.js";
 import { createCompilerService } from "./services/compiler-service.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
 import { createReliabilityService } from "./services/reliability-service.js";
@@ -116,9 +117,21 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     owner: self,
   });
   const reliability = createReliabilityService({ readModel, store, scanService });
-  // /metrics follows the read model: every new view (own scan, another replica's) resets the gauges.
+  // What the transports call: answers the same for every caller are serialised once per view / snapshot.
+  const services = cachedServices(
+    {
+      validation: createValidationService({ getSnapshot, scanService }),
+      compiler: createCompilerService({ getSnapshot }),
+      reliability,
+    },
+    { readModel, getSnapshot },
+  );
+  // /metrics follows the read model: every new view (own scan, another replica's) resets the gauges,
+  // from the view's cached status listing (so it is serialised at once, not by the first request).
   readModel.onChange(() => {
-    reliability.refreshMetrics(metrics).catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
+    reliability
+      .refreshMetrics(metrics, () => services.reliability.status())
+      .catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
   });
   // Once loaded, the read model keeps its view through store outages: the replica can serve.
   let readModelLoaded = false;
@@ -141,11 +154,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     onCheck: (report) => metrics.setDependencies(report),
   });
   const app = createHttpApp({
-    services: {
-      validation: createValidationService({ getSnapshot, scanService }),
-      compiler: createCompilerService({ getSnapshot }),
-      reliability,
-    },
+    services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
     metrics,
     readiness,
