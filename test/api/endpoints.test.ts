@@ -100,7 +100,7 @@ beforeAll(async () => {
     services,
     auth: { keys: [RW], readonlyKeys: [RO] },
     metrics: createMetrics(),
-    readiness: createReadiness({ store, warehouses: new Map([["default", warehouse]]), isAccepting: () => true }),
+    readiness: createReadiness({ store, warehouses: new Map([["default", warehouse]]), isAccepting: () => true, isLoaded: () => true }),
     logger,
     endpoints: table,
   });
