@@ -7,8 +7,13 @@ import { rowsMessage } from "./messages.js";
 import type { CheckObservation } from "./types.js";
 
 /** Could not be evaluated (schema drift, a query ClickHouse rejected): a warning for every metric. */
-export function notEvaluated(message: string): CheckObservation {
-  return { outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message };
+export function notEvaluated(reason: string): CheckObservation {
+  return { outcome: "not_evaluated", rows_affected: 0, rows_total: 0, message: `not evaluated: ${reason}` };
+}
+
+/** Does not apply (a NaN check on an integer column): passing, and vouches for nothing. */
+export function notApplicable(reason: string): CheckObservation {
+  return { outcome: "not_applicable", rows_affected: 0, rows_total: 0, message: `not applicable: ${reason}` };
 }
 
 const measured = (rows_affected: number, rows_total: number, message: string): CheckObservation => ({
@@ -41,7 +46,7 @@ export function observeRows(test: InferredTest, total: number, parts: Parts): Ch
     case "rows_where":
     case "duplicate_keys": {
       const violations = parts.violations;
-      if (violations == null) return notEvaluated("not evaluated: query returned no violation count");
+      if (violations == null) return notEvaluated("query returned no violation count");
       return measured(violations, total, rowsMessage(test, violations, total));
     }
     case "not_empty": {
@@ -52,7 +57,7 @@ export function observeRows(test: InferredTest, total: number, parts: Parts): Ch
     case "staleness":
       return observeStaleness(probe.maxSeconds, total, parts);
     case "schema":
-      return notEvaluated("not evaluated: schema test reached the query stage"); // planner never queries these
+      return notEvaluated("schema test reached the query stage"); // planner never queries these
   }
 }
 
@@ -62,7 +67,7 @@ function observeStaleness(maxSeconds: number, total: number, parts: Parts): Chec
   if (total === 0) return measured(1, total, `no rows, so no freshness (allowed ${allowed})`);
   const { max_ts: newest, now } = parts;
   if (newest == null) return measured(1, total, `no non-NULL timestamps, so no freshness (allowed ${allowed})`);
-  if (now == null) return notEvaluated("not evaluated: query returned no server time");
+  if (now == null) return notEvaluated("query returned no server time");
   const age = now - newest;
   const ageText = age < 0 ? `${formatDuration(-age)} in the future` : `${formatDuration(age)} old`;
   return measured(age > maxSeconds ? 1 : 0, total, `newest row is ${ageText} (allowed ${allowed})`);

@@ -61,11 +61,11 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
       distinct.push(test);
       continue;
     }
-    const reason = skipReason(test, schema);
-    const adapted = reason === null ? adaptJoinKeys(test, schema) : { reason };
-    if ("reason" in adapted) {
+    const skip = skipReason(test, schema);
+    const adapted = skip === null ? adaptJoinKeys(test, schema) : { skip };
+    if ("skip" in adapted) {
       distinct.push(test);
-      skipped.push({ test_key: test.key, reason: adapted.reason });
+      skipped.push({ test_key: test.key, ...adapted.skip });
       continue;
     }
     distinct.push(adapted.test);

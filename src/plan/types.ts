@@ -25,12 +25,22 @@ export interface TableQuery {
   outputs: QueryOutput[];
 }
 
+/**
+ * Why a test is not sent to the warehouse: it cannot run (a missing column: a warning) or does
+ * not apply (a NaN check on an integer column: passing). `reason` is for people, without the
+ * outcome's wording ("column missing: shop.orders.x").
+ */
+export interface Skip {
+  outcome: "not_evaluated" | "not_applicable";
+  reason: string;
+}
+
 export interface ScanPlan {
   /** distinct tests (deduplicated by key), as queried (join keys adapted to their types) */
   tests: InferredTest[];
   queries: TableQuery[];
   /** tests that will not be sent to the warehouse, and why (e.g. a missing column) */
-  skipped: { test_key: string; reason: string }[];
+  skipped: ({ test_key: string } & Skip)[];
   /** test key -> sample query rewritten for the warehouse's column types (join keys); others keep theirs */
   sample_sql: Record<string, string>;
 }

@@ -159,16 +159,19 @@ describe("planScan", () => {
     });
     const plan = planScan([missingColumn, missingTable, missingJoined], SCHEMA, { maxQuerySize: BIG });
     expect(plan.skipped).toEqual([
-      { test_key: missingColumn.key, reason: "not evaluated: column missing: shop.orders.x" },
-      { test_key: missingTable.key, reason: "not evaluated: table missing: shop.gone" },
-      { test_key: missingJoined.key, reason: "not evaluated: table missing: shop.people" },
+      { test_key: missingColumn.key, outcome: "not_evaluated", reason: "column missing: shop.orders.x" },
+      { test_key: missingTable.key, outcome: "not_evaluated", reason: "table missing: shop.gone" },
+      { test_key: missingJoined.key, outcome: "not_evaluated", reason: "table missing: shop.people" },
     ]);
     expect(plan.queries).toEqual([]);
   });
 
   it("treats an unknown datasource as missing tables", () => {
     const elsewhere = { ...notEmpty, datasource: "other", key: "other-key" };
-    expect(planScan([elsewhere], SCHEMA, { maxQuerySize: BIG }).skipped[0]!.reason).toBe("not evaluated: table missing: shop.orders");
+    expect(planScan([elsewhere], SCHEMA, { maxQuerySize: BIG }).skipped[0]).toMatchObject({
+      outcome: "not_evaluated",
+      reason: "table missing: shop.orders",
+    });
   });
 
   it("runs measure_finite only on Float32/Float64 columns (also Nullable)", () => {
@@ -179,7 +182,7 @@ describe("planScan", () => {
       probe: { type: "rows_where", violation: "isNaN(`price`)" },
     });
     const plan = planScan([amountFinite, onDecimal], SCHEMA, { maxQuerySize: BIG });
-    expect(plan.skipped).toEqual([{ test_key: "dec", reason: "not applicable: price is Decimal(18, 2), not a float" }]);
+    expect(plan.skipped).toEqual([{ test_key: "dec", outcome: "not_applicable", reason: "price is Decimal(18, 2), not a float" }]);
     expect(plan.queries[0]!.sql).toContain("isNaN(`amount`) OR isInfinite(`amount`)");
   });
 
