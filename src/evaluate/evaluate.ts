@@ -4,7 +4,7 @@
 import type { InferredTest } from "../infer/types.js";
 import type { ScanPlan, WarehouseSchema } from "../plan/types.js";
 import { judgeTest } from "./judge.js";
-import { notApplicable, notEvaluated, observeRows, observeSchema, type Parts } from "./observe.js";
+import { failedToCompute, notApplicable, notEvaluated, observeRows, observeSchema, type Parts } from "./observe.js";
 import type { CheckObservation, QueryOutcome, TestResult } from "./types.js";
 
 interface Located {
@@ -41,6 +41,7 @@ export function createObserver(
   schema: WarehouseSchema,
 ): (test: InferredTest) => CheckObservation {
   const skipped = new Map(plan.skipped.map((entry) => [entry.test_key, entry]));
+  const failed = new Map(plan.failed.map((entry) => [entry.test_key, entry]));
   const located = locate(plan);
   const outcomeById = new Map(outcomes.map((outcome) => [outcome.query_id, outcome]));
 
@@ -51,6 +52,8 @@ export function createObserver(
       // A check that cannot apply (measure_finite on a non-float) is not a problem.
       return skip.outcome === "not_applicable" ? notApplicable(skip.reason) : notEvaluated(skip.reason);
     }
+    const failure = failed.get(test.key);
+    if (failure !== undefined) return failedToCompute(test, failure);
     const where = located.get(test.key);
     if (!where) return notEvaluated("test was not planned");
     const outcome = outcomeById.get(where.queryId);

@@ -1,8 +1,8 @@
 // Raw query rows (or the schema) -> what each distinct check found. No metric's severity or
 // tolerance here: judge.ts applies those per test.
 import type { InferredTest } from "../infer/types.js";
-import type { WarehouseSchema } from "../plan/types.js";
-import { formatCount, formatDuration } from "./format.js";
+import type { FailedCheck, WarehouseSchema } from "../plan/types.js";
+import { formatCount, formatDuration, formatPercent } from "./format.js";
 import { rowsMessage } from "./messages.js";
 import type { CheckObservation } from "./types.js";
 
@@ -14,6 +14,26 @@ export function notEvaluated(reason: string): CheckObservation {
 /** Does not apply (a NaN check on an integer column): passing, and vouches for nothing. */
 export function notApplicable(reason: string): CheckObservation {
   return { outcome: "not_applicable", rows_affected: 0, rows_total: 0, message: `not applicable: ${reason}` };
+}
+
+/**
+ * The check's own SQL (or its filter) throws on today's data: failing, and its metric unreliable.
+ * The message names what throws and quotes ClickHouse; rows_affected counts the rows that make it
+ * throw when they could be counted (0 otherwise, and the message does not claim a count).
+ */
+export function failedToCompute(test: InferredTest, failed: FailedCheck): CheckObservation {
+  const what = failed.part === "filter" ? `filter ${test.filter ?? ""}` : `check ${test.check}`;
+  const affected = failed.rows_affected;
+  const rows =
+    affected === null || failed.cause === null
+      ? ""
+      : `; ${formatCount(affected)} of ${formatCount(failed.rows_total)} rows (${formatPercent(affected, failed.rows_total)}%) ${affected === 1 ? "has" : "have"} ${failed.cause}`;
+  return {
+    outcome: "failed",
+    rows_affected: affected ?? 0,
+    rows_total: failed.rows_total,
+    message: `failed to compute: the ${what} throws on today's data (${failed.error})${rows}`,
+  };
 }
 
 const measured = (rows_affected: number, rows_total: number, message: string): CheckObservation => ({

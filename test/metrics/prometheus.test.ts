@@ -46,4 +46,13 @@ describe("createMetrics", () => {
     expect(text).toContain('metric_reliability_tests{status="passing"} 7');
     expect(text).toContain("metric_reliability_warehouse_query_duration_seconds_count 1");
   });
+
+  it("counts the extra queries of bisection, from 0", async () => {
+    const m = createMetrics();
+    expect(await m.registry.metrics()).toContain("metric_reliability_isolation_queries_total 0");
+    m.countIsolationQueries(7);
+    m.countIsolationQueries(0);
+    m.countIsolationQueries(3);
+    expect(await m.registry.metrics()).toContain("metric_reliability_isolation_queries_total 10");
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byScannedTable, mergePlans, planScan, QUERY_WRAPPER_BYTES, unfoldQuery } from "../../src/plan/plan-scan.js";
+import { byScannedTable, mergePlans, planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
 import { SCHEMA, col, makeTest } from "./make-test.js";
 
 const BIG = 262_144;
@@ -98,21 +98,6 @@ describe("planScan", () => {
     // Each test reads its own filter's total.
     const totals = Object.fromEntries(mixed[0]!.outputs.filter((o) => o.part === "total").map((o) => [o.test_key, o.alias]));
     expect(totals).toEqual({ [notEmpty.key]: "total", [`${amountNotNull.key}|${completed}`]: "c1", [`${fresh.key}|${completed}`]: "c1" });
-  });
-
-  it("unfolds a failed folded query into one query per filter for the same tests", () => {
-    const throwing = { ...notEmpty, filter: "throwIf(1) = 0", key: "throwing" };
-    const plan = planScan([notEmpty, amountNotNull, throwing, keyUnique], SCHEMA, { maxQuerySize: BIG });
-    expect(plan.queries.map((q) => q.id)).toEqual(["q1", "q2"]);
-    expect(unfoldQuery(plan, "q1", SCHEMA, { maxQuerySize: BIG })).toBeNull(); // a single filter: nothing to isolate
-    const unfolded = unfoldQuery(plan, "q2", SCHEMA, { maxQuerySize: BIG })!;
-    expect(unfolded.queries.map((q) => [q.id, q.filters, q.sql])).toEqual([
-      ["q1", [null], plan.queries[0]!.sql],
-      ["q2-f1", [null], "SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1 FROM `shop`.`orders`"],
-      ["q2-f2", ["throwIf(1) = 0"], "SELECT count() AS total FROM `shop`.`orders` WHERE (throwIf(1) = 0)"],
-    ]);
-    expect(unfolded.tests).toBe(plan.tests);
-    expect(unfoldQuery(plan, "q9", SCHEMA, { maxQuerySize: BIG })).toBeNull();
   });
 
   it("maps every output back to its test key and part", () => {
