@@ -15,7 +15,7 @@ import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { targets } from "../store/databases.js";
 import { loadYaml } from "./fixture-catalog.js";
-import { isolationStatements, NULL_TIMES, ORDERS, ORPHANS } from "./isolation-warehouse.js";
+import { EVENTS, isolationStatements, NULL_TIMES, ORDERS, ORPHANS, UNPARSABLE_DAYS } from "./isolation-warehouse.js";
 import { groupOf, runScan, tableQueries, type ScanRun } from "./run-scan.js";
 
 const catalogue = (db: string) => `metrics:
@@ -36,6 +36,13 @@ const catalogue = (db: string) => `metrics:
     measures: [{ alias: total, function: Sum, column: amount }]
     dimensions:
       - { name: order_date, expr: "cast(ordered_at as DATE)" }
+
+  # A day kept as text, with a few values that are no date: toDate() throws on them.
+  - name: events_by_day
+    table: ${db}.events
+    measures: [{ alias: events, function: Count }]
+    dimensions:
+      - { name: day, expr: "toDate(day_text)" }
 
   # Shares the table and its checks, not the dimension: untouched by the failure.
   - name: amount_total
@@ -76,7 +83,15 @@ describe.each(engines)("$name: a check that throws on the data is isolated from 
       expect(failed.message).toContain("(ClickHouse error 349: Cannot convert NULL value to non-Nullable type");
       expect(failed.message).toMatch(/; 20 of 200 rows \(10\.00%\) have NULL ordered_at$/);
     }
-    expect(run.results.filter((r) => r.outcome === "failed")).toHaveLength(2);
+    expect(run.results.filter((r) => r.outcome === "failed")).toHaveLength(3);
+  });
+
+  it("counts the strings a conversion cannot read, with a function ClickHouse 18.16 has", () => {
+    const failed = result("events_by_day", "dimension_not_null", (c) => c.startsWith("toDate(day_text)"));
+    expect(failed).toMatchObject({ outcome: "failed", status: "failing", rows_affected: UNPARSABLE_DAYS, rows_total: EVENTS });
+    expect(failed.message).toContain("(ClickHouse error 38: Cannot parse date");
+    expect(failed.message).toMatch(/; 5 of 50 rows \(10\.00%\) have a day_text that is not a valid Date$/);
+    expect(result("events_by_day", "table_not_empty", () => true)).toMatchObject({ outcome: "measured", rows_total: EVENTS });
   });
 
   it("runs every other check on the table with exact counts", () => {
@@ -101,7 +116,12 @@ describe.each(engines)("$name: a check that throws on the data is isolated from 
 
   it("makes the metrics whose definition throws unreliable, whatever the check's severity, and leaves the others be", () => {
     const status = Object.fromEntries(run.statuses.map((s) => [s.metric_name, [s.status, s.safe_to_use]]));
-    expect(status).toEqual({ order_total: ["unreliable", false], daily_total: ["unreliable", false], amount_total: ["healthy", true] });
+    expect(status).toEqual({
+      order_total: ["unreliable", false],
+      daily_total: ["unreliable", false],
+      events_by_day: ["unreliable", false],
+      amount_total: ["healthy", true],
+    });
   });
 
   it("bounds the extra queries: 2 * ceil(log2 n) halves, the table's and no filter's probe, one count", () => {
@@ -110,7 +130,7 @@ describe.each(engines)("$name: a check that throws on the data is isolated from 
     expect(folded).toHaveLength(1);
     const extra = orders.filter((s) => /-q\d+-i\d+$/.test(s.options.queryId));
     expect(extra).toHaveLength(orders.length - 1);
-    expect(run.isolationQueries).toBe(extra.length);
+    expect(run.isolationQueries).toBe(tableQueries(run.sent).filter((s) => /-q\d+-i\d+$/.test(s.options.queryId)).length);
     // n: the distinct checks the refused query computed (every orders check answered by a query)
     const n = new Set(
       snapshot.tests
