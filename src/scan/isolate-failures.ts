@@ -3,7 +3,7 @@
 // isolated; every other check still runs and is judged. The steps are planned by
 // plan/isolate-plan.ts; this module sends them. An outage while bisecting (connection lost,
 // timeout, dead server) is not caught here: `send` throws and the scan fails, as for any query.
-import { failureCause } from "../plan/failure-cause.js";
+import { failureCause, type FailureCause } from "../plan/failure-cause.js";
 import { causeQuery, failingSql, isolationStep, refusedTests, rowsProbe, subsetQueries, type FilterState } from "../plan/isolate-plan.js";
 import type { InferredTest } from "../infer/types.js";
 import type { FailedCheck, ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
@@ -76,7 +76,6 @@ export async function isolateFailures(
   const rows = new Map<string | null, number>();
   const refusals = new Map<string | null, Refusal>();
   const probes = new Map<string | null, Promise<void>>();
-  const counts = new Map<string, Promise<number | null>>();
   const probe = (filter: string | null): Promise<void> => {
     let pending = probes.get(filter);
     if (!pending) {
@@ -155,14 +154,9 @@ export async function isolateFailures(
     return counted === null ? base : { ...base, rows_affected: counted, cause: cause.cause };
   }
 
-  /** One count per (rows, cause): the tests of a throwing filter share it. */
-  function countCause(over: string | null, cause: NonNullable<ReturnType<typeof failureCause>>): Promise<number | null> {
-    const key = JSON.stringify([over, cause.count]);
-    let pending = counts.get(key);
-    if (!pending) {
-      pending = send(causeQuery(refused, over, cause, id())).then(({ outcome, refusal }) => (refusal === null ? countOf(outcome) : null));
-      counts.set(key, pending);
-    }
-    return pending;
+  /** The count of the rows that make it throw (the tests of a throwing filter share one: `send` sends a SQL text once). */
+  async function countCause(over: string | null, cause: FailureCause): Promise<number | null> {
+    const { outcome, refusal } = await send(causeQuery(refused, over, cause, id()));
+    return refusal === null ? countOf(outcome) : null;
   }
 }
