@@ -33,6 +33,8 @@ export interface Metrics {
   setStatuses(statuses: readonly StatusSample[]): void;
   setTestCounts(counts: { passing: number; failing: number; warning: number }): void;
   observeWarehouseQuery(seconds: number): void;
+  /** Extra queries a scan sent to isolate the checks of table queries ClickHouse refused (bisection). */
+  countIsolationQueries(queries: number): void;
   /** Seeds the last-success gauge from the store, so every replica reports it, not only the one that scanned. */
   setLastSuccessfulScan(finishedAt: Date): void;
   /** 1/0 per dependency from the latest readiness check (/readyz, and before every scrape). */
@@ -83,6 +85,11 @@ export function createMetrics(): Metrics {
     name: "metric_reliability_warehouse_query_duration_seconds",
     help: "Duration of warehouse queries issued by scans.",
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+  });
+  const isolationQueries = new Counter({
+    name: "metric_reliability_isolation_queries_total",
+    help: "Extra warehouse queries sent to isolate checks whose SQL failed on the data (bisection of a refused table query).",
     registers: [registry],
   });
   const storeUp = new Gauge({
@@ -148,6 +155,9 @@ export function createMetrics(): Metrics {
     },
     observeWarehouseQuery(seconds) {
       queryDuration.observe(seconds);
+    },
+    countIsolationQueries(queries) {
+      isolationQueries.inc(queries);
     },
     setLastSuccessfulScan(finishedAt) {
       lastSuccess.set(finishedAt.getTime() / 1000);

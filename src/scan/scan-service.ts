@@ -121,13 +121,14 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       await options.afterScan?.().catch((error: unknown) => log.warn({ err: error }, "reloading the read model after the scan failed"));
       const total = (performance.now() - started) / 1000;
       metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
+      metrics.countIsolationQueries(outcome.isolationQueries);
       const timings = {
         total: round3(total),
         warehouse: round3(outcome.timings.warehouse),
         evaluate: round3(outcome.timings.evaluate),
         store: round3(storeSeconds),
       };
-      log.info({ seconds: timings, summary: scan.summary }, "scan succeeded");
+      log.info({ seconds: timings, summary: scan.summary, isolation_queries: outcome.isolationQueries }, "scan succeeded");
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
       pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
         log.warn({ err: error }, "pruning history failed");

@@ -60,4 +60,13 @@ describe("createMetrics", () => {
     expect(text).toContain('metric_reliability_scan_skipped_total{reason="already_running"} 0');
     expect(SKIP_REASONS).toEqual(["store_unavailable", "already_running", "not_elected", "missed"]);
   });
+
+  it("counts the extra queries of bisection, from 0", async () => {
+    const m = createMetrics();
+    expect(await m.registry.metrics()).toContain("metric_reliability_isolation_queries_total 0");
+    m.countIsolationQueries(7);
+    m.countIsolationQueries(0);
+    m.countIsolationQueries(3);
+    expect(await m.registry.metrics()).toContain("metric_reliability_isolation_queries_total 10");
+  });
 });
