@@ -13,7 +13,7 @@ import { skipReason } from "./column-check.js";
 import { coveredUntil, timeKindOf, timeRangeSql, bucketSql, type TimeKind } from "./series-time.js";
 import type { Cadence } from "./cadence-query.js";
 import { isNumberType } from "./column-types.js";
-import type { WarehouseSchema } from "./types.js";
+import type { Skip, WarehouseSchema } from "./types.js";
 
 /** Series tests of one grain in a group, and how many buckets the longest of them looks back. */
 export interface GrainPlan {
@@ -41,8 +41,8 @@ export interface SeriesGroup {
 
 export interface AnomalyPlan {
   groups: SeriesGroup[];
-  /** tests that will not be sent, and why ("not evaluated: ..." / "not applicable: ...") */
-  skipped: { test_key: string; reason: string }[];
+  /** tests that will not be sent, and why */
+  skipped: ({ test_key: string } & Skip)[];
 }
 
 /** Extra history the cadence query reads, so a table idle for a while still finds its newest row. */
@@ -52,18 +52,18 @@ const ZERO_FILLED = new Set(["Sum", "SumBoolean", "Count", "CountDistinct"]);
 const NEEDS_COUNT = new Set(["Min", "Max", "Median", "Percentile"]);
 const NUMERIC_ONLY = new Set(["Sum", "Avg", "Min", "Max", "Median", "Percentile"]);
 
-function seriesSkipReason(test: InferredTest, schema: WarehouseSchema, kind: TimeKind | null, type: string): string | null {
+function seriesSkipReason(test: InferredTest, schema: WarehouseSchema, kind: TimeKind | null, type: string): Skip | null {
   const probe = test.probe;
   if (probe.type !== "volume_series" && probe.type !== "value_series" && probe.type !== "load_cadence") return null;
-  if (kind === null) return `not evaluated: ${probe.timestamp} is ${type}, not a Date, DateTime or unix time`;
+  if (kind === null) return { outcome: "not_evaluated", reason: `${probe.timestamp} is ${type}, not a Date, DateTime or unix time` };
   if (probe.type !== "load_cadence" && kind === "date" && probe.settings.grain === "hour")
-    return `not applicable: ${probe.timestamp} is a Date: no hours to bucket by`;
+    return { outcome: "not_applicable", reason: `${probe.timestamp} is a Date: no hours to bucket by` };
   if (probe.type === "value_series" && NUMERIC_ONLY.has(probe.measure.function)) {
     // A plain column of another type (Max of a String) is a valid measure but no series of numbers.
     const columns = schema[test.datasource]?.[test.table] ?? {};
     const plain = test.columns.filter((ref) => ref.column !== probe.timestamp && `\`${ref.column}\`` === probe.measure.sql);
     const bad = plain.find((ref) => !isNumberType(columns[ref.column] ?? ""));
-    if (bad) return `not applicable: ${bad.column} is ${columns[bad.column]}, not a number`;
+    if (bad) return { outcome: "not_applicable", reason: `${bad.column} is ${columns[bad.column]}, not a number` };
   }
   return null;
 }
@@ -81,9 +81,9 @@ export function planAnomalies(tests: readonly InferredTest[], schema: WarehouseS
     const missing = skipReason(test, schema);
     const type = schema[test.datasource]?.[test.table]?.[probe.timestamp] ?? "";
     const kind = timeKindOf(type);
-    const reason = missing ?? seriesSkipReason(test, schema, kind, type);
-    if (reason !== null || kind === null) {
-      skipped.push({ test_key: test.key, reason: reason ?? "not evaluated: no timestamp type" });
+    const skip = missing ?? seriesSkipReason(test, schema, kind, type);
+    if (skip !== null || kind === null) {
+      skipped.push({ test_key: test.key, ...(skip ?? { outcome: "not_evaluated", reason: "no timestamp type" }) });
       continue;
     }
     const id = `${test.datasource}|${test.table}|${probe.timestamp}`;

@@ -188,9 +188,9 @@ describe.each(engines)("$name: anomaly series from the warehouse", (engine) => {
     expect(byDate.span).toEqual({ start: today - 6 * DAY, end: today, step: DAY });
     expect(byDate.values).toEqual([1, 1, 1, 1, 1, 1]);
     expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([1, 1, 1, 1, 1, 1]);
-    const skipped = new Map(reading.plan.skipped.map((s) => [s.test_key, s.reason]));
-    expect(skipped.get(test("by_text", "volume_anomaly").key)).toBe("not evaluated: label is String, not a Date, DateTime or unix time");
-    expect(skipped.get(test("hourly_dates", "volume_anomaly").key)).toBe("not applicable: day is a Date: no hours to bucket by");
+    const skipped = new Map(reading.plan.skipped.map((s) => [s.test_key, `${s.outcome}: ${s.reason}`]));
+    expect(skipped.get(test("by_text", "volume_anomaly").key)).toBe("not_evaluated: label is String, not a Date, DateTime or unix time");
+    expect(skipped.get(test("hourly_dates", "volume_anomaly").key)).toBe("not_applicable: day is a Date: no hours to bucket by");
   });
 
   it("the cadence: server clock, newest row (not future-dated), gaps between rows in minutes", () => {

@@ -130,11 +130,11 @@ describe("planAnomalies", () => {
   });
 
   it("skips what cannot be read, saying why", () => {
-    expect(plan.skipped.map((s) => s.reason).sort()).toEqual([
-      "not applicable: note is String, not a number",
-      "not evaluated: column missing: shop.orders.missing_col",
-      "not evaluated: column missing: shop.orders.missing_col",
-      "not evaluated: column missing: shop.orders.missing_col",
+    expect(plan.skipped.map((s) => `${s.outcome}: ${s.reason}`).sort()).toEqual([
+      "not_applicable: note is String, not a number",
+      "not_evaluated: column missing: shop.orders.missing_col",
+      "not_evaluated: column missing: shop.orders.missing_col",
+      "not_evaluated: column missing: shop.orders.missing_col",
     ]);
   });
 
