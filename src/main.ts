@@ -9,6 +9,7 @@ import { createReadiness } from "./health/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
 import { createReadModel } from "./read-model/read-model.js";
+import { createSeriesCache } from "./read-model/series-cache.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
 import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
@@ -108,6 +109,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const metrics = createMetrics();
   const getSnapshot = () => snapshot;
   const readModel = createReadModel({ store, getSnapshot, historyLimit: HISTORY_LIMIT, logger });
+  const seriesCache = createSeriesCache();
   const scanService = createScanService({
     getSnapshot,
     warehouses,
@@ -120,6 +122,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     afterScan: () => readModel.refresh({ force: true }),
     currentObservations: () => readModel.view().observations,
     owner: self,
+    seriesCache,
   });
   const reliability = createReliabilityService({ readModel, store, scanService });
   // What the transports call: answers the same for every caller are serialised once per view / snapshot.

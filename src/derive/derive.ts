@@ -17,8 +17,12 @@ export function countTests(results: TestResult[]): TestCounts {
   return counts;
 }
 
-/** Schema checks read system.columns, never the rows: they cannot vouch for the data. */
-const SCHEMA_RULES = new Set(["columns_exist", "filter_columns_exist"]);
+/**
+ * Schema checks read system.columns, never the rows: they cannot vouch for the data. Nor can
+ * freshness_anomaly, the table's loading cadence read without the metric's filter: a metric
+ * whose own rows could not be read is unknown however regularly its table loads.
+ */
+const SCHEMA_RULES = new Set(["columns_exist", "filter_columns_exist", "freshness_anomaly"]);
 
 /** A test that could not run. */
 export const notEvaluated = (r: TestResult): boolean => r.outcome === "not_evaluated";

@@ -24,7 +24,7 @@ export interface GrainSeries {
 export interface GrainReading {
   grain: AnomalyGrain;
   series: GrainSeries | null;
-  /** check key -> "not evaluated: ..." for checks whose query ClickHouse refused */
+  /** check key -> why ClickHouse refused its query (the check is not evaluated) */
   failed: Map<string, string>;
 }
 
@@ -32,7 +32,7 @@ export interface GrainReading {
 export interface GroupReading {
   group: SeriesGroup;
   cadence: Cadence | null;
-  /** set when the cadence query was refused (every check of the group is then not evaluated) */
+  /** why the cadence query could not be read (every check of the group is then not evaluated) */
   error: string | null;
   grains: GrainReading[];
 }
@@ -47,12 +47,19 @@ export function bucketCount(span: SeriesSpan): number {
   return Math.max(0, Math.round((span.end - span.start) / span.step));
 }
 
-/** The check series of one grain from its queries' rows (several queries when it was split). */
+/**
+ * The check series of one grain from its queries' rows (several queries when it was split).
+ * `oldest`: the table's oldest row in the history window (unix seconds). Buckets that start
+ * before it are missing, not 0: a table loaded for 3 days has no history of 53 empty days
+ * before them, and the bucket it started in is only partly covered.
+ */
 export function readSeries(
   span: SeriesSpan,
   answers: readonly { outputs: readonly SeriesOutput[]; rows: readonly Record<string, unknown>[] }[],
+  oldest: number | null = null,
 ): GrainSeries {
   const n = bucketCount(span);
+  const before = oldest === null ? 0 : Math.max(0, Math.min(n, Math.ceil((oldest - span.start) / span.step)));
   const checks = new Map<string, CheckSeries>();
   const counts = new Map<string, Float64Array>();
   for (const { outputs, rows } of answers) {
@@ -78,6 +85,7 @@ export function readSeries(
       if (!(c > 0)) series.values[i] = Number.NaN;
     });
   }
+  if (before > 0) for (const series of checks.values()) series.values.fill(Number.NaN, 0, before);
   return { span, checks };
 }
 

@@ -24,6 +24,8 @@ export interface Cadence {
   rows: number;
   /** newest timestamp in the window, unix seconds; null without rows */
   newest: number | null;
+  /** oldest timestamp in the window: a table younger than the window has no history before it */
+  oldest: number | null;
   /** [gap in minutes, how many times], ascending */
   gaps: [number, number][];
 }
@@ -34,10 +36,10 @@ export function cadenceQuery(target: CadenceTarget, windowStart: number): string
   const rows = `SELECT ${t} AS t FROM ${quoteTable(target.table)} WHERE ${recentSql(column, target.kind, windowStart, CLOCK_SKEW_SECONDS)}`;
   // g: the sorted gaps between distinct minutes with rows; starts: where each run of equal gaps begins.
   const gaps = "arraySort(arrayFilter(x -> x > 0, arrayDifference(arraySort(groupUniqArray(intDiv(t, 60))))))";
-  const inner = `SELECT toUInt32(now()) AS server_now, count() AS rows, max(t) AS newest, ${gaps} AS g FROM (${rows})`;
-  const runs = `SELECT server_now, rows, newest, g, arrayFilter((i, d) -> d != 0 OR i = 1, arrayEnumerate(g), arrayDifference(g)) AS starts FROM (${inner})`;
+  const inner = `SELECT toUInt32(now()) AS server_now, count() AS rows, max(t) AS newest, min(t) AS oldest, ${gaps} AS g FROM (${rows})`;
+  const runs = `SELECT server_now, rows, newest, oldest, g, arrayFilter((i, d) -> d != 0 OR i = 1, arrayEnumerate(g), arrayDifference(g)) AS starts FROM (${inner})`;
   return (
-    "SELECT server_now, rows, newest, arrayMap(i -> g[i], starts) AS gap_minutes, " +
+    "SELECT server_now, rows, newest, oldest, arrayMap(i -> g[i], starts) AS gap_minutes, " +
     `arrayPopFront(arrayDifference(arrayConcat(starts, [toUInt32(length(g) + 1)]))) AS gap_counts FROM (${runs})`
   );
 }
@@ -61,7 +63,7 @@ export function parseCadence(row: Record<string, unknown> | undefined): Cadence 
     const c = counts[i];
     if (m !== null && c !== null && c !== undefined && m > 0 && c > 0) gaps.push([m, c]);
   });
-  return { now, rows, newest: rows > 0 ? num(row.newest) : null, gaps };
+  return { now, rows, newest: rows > 0 ? num(row.newest) : null, oldest: rows > 0 ? num(row.oldest) : null, gaps };
 }
 
 /**

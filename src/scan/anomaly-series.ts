@@ -4,6 +4,10 @@
 // only its own checks "not evaluated"; a lost connection or a timeout fails the scan, as every
 // other query of the scan does.
 import pLimit from "p-limit";
+import { judgeAnomalyCheck, locateAnomalyChecks, skippedObservation } from "../evaluate/anomaly-judge.js";
+import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
+import type { CheckObservation } from "../evaluate/types.js";
+import { forEachSlice } from "../event-loop/chunked.js";
 import { readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";
 import type { InferredTest } from "../infer/types.js";
 import { cadenceQuery, parseCadence, usualGapSeconds } from "../plan/cadence-query.js";
@@ -18,6 +22,7 @@ import {
 } from "../plan/series-query.js";
 import type { WarehouseSchema } from "../plan/types.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
+import type { FlaggedBucket } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 
 /** Bytes kept free below max_query_size for what the clients add (see plan-scan's QUERY_WRAPPER_BYTES). */
@@ -82,9 +87,9 @@ async function readGroup(group: SeriesGroup, ask: Ask, options: ReadOptions, n: 
   // The window's start needs a clock before the server's is known; it only bounds how far back to look.
   const windowStart = Math.floor(Date.now() / 1000) - group.windowSeconds;
   const answer = await ask(cadenceQuery(group, windowStart), `${id}-cadence`);
-  if ("refused" in answer) return { group, cadence: null, error: `not evaluated: ${answer.refused}`, grains: [] };
+  if ("refused" in answer) return { group, cadence: null, error: answer.refused, grains: [] };
   const cadence = parseCadence(answer.rows[0]);
-  if (cadence === null) return { group, cadence: null, error: "not evaluated: the cadence query returned no row", grains: [] };
+  if (cadence === null) return { group, cadence: null, error: "the cadence query returned no row", grains: [] };
   const usualGap = usualGapSeconds(cadence.gaps);
   const grains: GrainReading[] = [];
   for (const plan of group.grains) {
@@ -102,15 +107,15 @@ async function readGroup(group: SeriesGroup, ask: Ask, options: ReadOptions, n: 
       const parts: Answer[] = [];
       for (const [i, test] of plan.tests.entries()) {
         const own = await askAll(ask, seriesQueries(group, { ...plan, tests: [test] }, span, budget), `${id}-${plan.grain}-t${i + 1}`);
-        if ("refused" in own) failed.set(test.key, `not evaluated: ${own.refused}`);
+        if ("refused" in own) failed.set(test.key, own.refused);
         else parts.push(...own);
       }
       answers = parts;
     } else if ("refused" in answers) {
-      failed.set(plan.tests[0]!.key, `not evaluated: ${answers.refused}`);
+      failed.set(plan.tests[0]!.key, answers.refused);
       answers = [];
     }
-    grains.push({ grain: plan.grain, series: readSeries(span, answers), failed });
+    grains.push({ grain: plan.grain, series: readSeries(span, answers, cadence.oldest), failed });
   }
   return { group, cadence, error: null, grains };
 }
@@ -139,7 +144,7 @@ export async function readAnomalySeries(
         if (reused) return groups.set(group.id, reused);
         const warehouse = warehouses.get(group.datasource);
         if (!warehouse) {
-          const error = `not evaluated: datasource "${group.datasource}" is not configured`;
+          const error = `datasource "${group.datasource}" is not configured`;
           return groups.set(group.id, { group, cadence: null, error, grains: [] });
         }
         const ask = asker(
@@ -158,4 +163,36 @@ export async function readAnomalySeries(
     ),
   );
   return { plan, groups, queries, seconds };
+}
+
+export interface AnomalyJudgements {
+  /** by check key: every anomaly check of the reading's plan */
+  observations: Map<string, CheckObservation>;
+  /** the detection buckets flagged in this scan */
+  flagged: FlaggedBucket[];
+  /** checks whose series were scored (their buckets no longer flagged stop being active) */
+  judged: string[];
+}
+
+/** Every anomaly check of the reading judged (evaluate/anomaly-judge.ts), in slices of the event loop. */
+export async function judgeReading(reading: AnomalyReading, feedback: FeedbackIndex): Promise<AnomalyJudgements> {
+  const located = locateAnomalyChecks(reading.plan.groups, reading.groups, reading.plan.skipped);
+  const tests = reading.plan.groups.flatMap((g) => [...g.cadenceTests, ...g.grains.flatMap((grain) => grain.tests)]);
+  const observations = new Map<string, CheckObservation>();
+  const flagged: FlaggedBucket[] = [];
+  const judged: string[] = [];
+  for (const { test_key, outcome, reason } of reading.plan.skipped) observations.set(test_key, skippedObservation({ outcome, reason }));
+  await forEachSlice(
+    tests,
+    (slice) => {
+      for (const test of slice) {
+        const judgement = judgeAnomalyCheck(test, located.get(test.key), feedback);
+        observations.set(test.key, judgement.observation);
+        flagged.push(...judgement.flagged);
+        if (judgement.judged) judged.push(test.key);
+      }
+    },
+    200,
+  );
+  return { observations, flagged, judged };
 }

@@ -17,6 +17,7 @@ import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
+import { readAnomaliesFor, type AnomalyScanInput, type AnomalyScanOutcome } from "./anomaly-scan.js";
 import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 
@@ -27,6 +28,8 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   /** called with each warehouse query's duration, for the Prometheus histogram */
   onQuery?: (seconds: number) => void;
+  /** anomaly rules: the feedback on their buckets, and the reuse of unchanged tables' series */
+  anomalies?: AnomalyScanInput;
 }
 
 export interface ScanOutcome {
@@ -37,10 +40,12 @@ export interface ScanOutcome {
   summary: TestCounts;
   /** metric -> why it cannot run (its SQL does not parse): all its tests are "not evaluated" */
   blocked: Map<string, string>;
-  /** seconds spent waiting for the warehouse, and evaluating its answers */
-  timings: { warehouse: number; evaluate: number };
+  /** seconds spent waiting for the warehouse (series included: `series` of them), and evaluating its answers */
+  timings: { warehouse: number; evaluate: number; series: number };
   /** queries sent to isolate the checks of refused table queries (bisection) */
   isolationQueries: number;
+  /** anomaly rules: the series read, the buckets flagged */
+  anomalies: AnomalyScanOutcome;
 }
 
 /** The warehouse did not answer (connection lost, timeout, server down): the scan fails and statuses keep their last value. */
@@ -173,11 +178,13 @@ export async function executeScan(
     warehouses,
     options,
   );
+  // Anomaly series: queries of their own (planScan leaves their checks out), judged below.
+  const anomalies = await readAnomaliesFor(tests, schema, warehouses, options);
   if (options.signal.aborted) throw new Error("scan cancelled");
   const warehouseSeconds = (performance.now() - warehouseStarted) / 1000;
 
   const evaluateStarted = performance.now();
-  const observations = new Map<string, CheckObservation>();
+  const observations = await anomalies.judge();
   const observe = createObserver(plan, outcomes, schema);
   await forEachSlice(tests, (slice) => observeInto(observations, slice, observe));
   const statuses: MetricStatus[] = [];
@@ -205,7 +212,8 @@ export async function executeScan(
     statuses,
     summary,
     blocked,
-    timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 },
+    timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000, series: anomalies.seconds },
     isolationQueries,
+    anomalies: anomalies.outcome(),
   };
 }

@@ -3,9 +3,11 @@
 // while one runs joins it (coalesced) instead of queueing a second pass over the warehouse.
 import { randomUUID } from "node:crypto";
 import { AppError, unavailable } from "../errors/app-error.js";
+import { feedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
+import type { SeriesCache } from "../read-model/series-cache.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
@@ -38,6 +40,8 @@ export interface ScanServiceOptions {
   currentObservations?: () => ReadonlyMap<string, CheckObservation>;
   /** recorded with each scan, so a restarted process can abort its predecessor's (scan/orphans.ts) */
   owner?: ScanOwner;
+  /** where a succeeded scan leaves its anomaly series for the read path (GET /v1/reliability/anomalies) */
+  seriesCache?: SeriesCache;
 }
 
 type Finished = { scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> };
@@ -100,12 +104,15 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     heartbeat.unref();
     try {
       const snapshot = options.getSnapshot();
+      // Buckets people marked "expected" go back into training and never alert.
+      const feedback = feedbackIndex(await store.anomalyFeedback());
       const outcome = await executeScan(snapshot, options.warehouses, {
         scanId: record.scan_id,
         concurrency: options.concurrency,
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
+        anomalies: { feedback },
       });
       const storeStarted = performance.now();
       const scan = await store.completeScan({
@@ -114,7 +121,9 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         observations: outcome.observations,
         statuses: outcome.statuses,
         summary: outcome.summary,
+        anomalies: { flagged: outcome.anomalies.flagged, judged: outcome.anomalies.judged },
       });
+      options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);
       const storeSeconds = (performance.now() - storeStarted) / 1000;
       // The read model (and with it /metrics) follows the store: it reloads what was just written,
       // before the scan counts as done, so a caller told "succeeded" reads the new statuses.
@@ -126,6 +135,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         total: round3(total),
         warehouse: round3(outcome.timings.warehouse),
         evaluate: round3(outcome.timings.evaluate),
+        series: round3(outcome.timings.series),
         store: round3(storeSeconds),
       };
       log.info({ seconds: timings, summary: scan.summary, isolation_queries: outcome.isolationQueries }, "scan succeeded");

@@ -14,7 +14,11 @@ const DAY = 86_400;
 export function demoDatasetStatements(database: string = DEMO_DATABASE): string[] {
   const db = quoteIdentifier(database);
   const t = (table: string) => `${db}.${quoteIdentifier(table)}`;
-  const tables = ["customers", "products", "orders", "refunds", "sessions", "inventory"];
+  const tables = ["customers", "products", "orders", "refunds", "sessions", "inventory", "deliveries", "payouts"];
+  // Day d back from today (d = 0: today so far), its UTC day number and weekday (0 = Monday):
+  // the anomaly tables below have 10 weeks of history with a weekly cycle, bucketed by UTC day.
+  const dayNumber = (d: string) => `(intDiv(toUInt32(now()), ${DAY}) - ${d})`;
+  const weekday = (d: string) => `((${dayNumber(d)} + 3) % 7)`;
   return [
     `CREATE DATABASE IF NOT EXISTS ${db}`,
     ...tables.map((table) => `DROP TABLE IF EXISTS ${t(table)}`),
@@ -72,6 +76,28 @@ export function demoDatasetStatements(database: string = DEMO_DATABASE): string[
     `INSERT INTO ${t("inventory")} SELECT toUInt32(number + 1), toUInt32(number % 50 + 1), ['AMS', 'NYC'][intDiv(number, 50) % 2 + 1],
        toUInt32((number * 17) % 120), now() - ${3 * DAY} - intDiv(number, 100) * ${DAY}
      FROM numbers(1000)`,
+
+    // Deliveries over 70 days, up to 60 a day spread over the day (slot j of day d at j * 24 min):
+    // 45..55 on weekdays, 30..36 at weekends. Defect: 2 days ago only 12 went out (a carrier feed
+    // dropped), a volume drop volume_anomaly flags. Nothing after now().
+    `CREATE TABLE ${t("deliveries")} (id UInt32, carrier String, weight_kg Float64, shipped_at DateTime) ENGINE = MergeTree() ORDER BY id`,
+    `INSERT INTO ${t("deliveries")} SELECT toUInt32(number + 1), ['dhl', 'ups', 'postnl'][number % 3 + 1], toFloat64(1 + (number * 13) % 20) / 2, ts
+     FROM (SELECT number, intDiv(number, 60) AS d, number % 60 AS j,
+                  toDateTime(${dayNumber("d")} * ${DAY} + j * 1440) AS ts,
+                  if(d = 2, 12, if(${weekday("d")} >= 5, 30 + (d * 17) % 7, 45 + (d * 37) % 11)) AS n
+             FROM numbers(4200))
+     WHERE j < n AND ts <= now()`,
+
+    // Payouts to sellers over 70 days, 20..24 a day (hourly slots), 50..149 EUR each. Defect:
+    // yesterday's batch was written in cents, so the day's sum is 100 times too large while the
+    // number of rows is normal: metric_value_anomaly flags it, volume_anomaly does not.
+    `CREATE TABLE ${t("payouts")} (id UInt32, seller_id UInt32, amount Float64, paid_at DateTime) ENGINE = MergeTree() ORDER BY id`,
+    `INSERT INTO ${t("payouts")} SELECT toUInt32(number + 1), toUInt32(number % 40 + 1), toFloat64(50 + (number * 31) % 100) * if(d = 1, 100, 1), ts
+     FROM (SELECT number, intDiv(number, 24) AS d, number % 24 AS j,
+                  toDateTime(${dayNumber("d")} * ${DAY} + j * 3600 + 1800) AS ts,
+                  20 + (d * 7) % 5 AS n
+             FROM numbers(1680))
+     WHERE j < n AND ts <= now()`,
   ];
 }
 

@@ -52,6 +52,22 @@ const columns = (table: string, list: string[], missing: string[] = []): Expecte
     `${missing.length} of ${Math.max(list.length, 1)} ${list.length > 0 ? "columns" : "tables"} missing${missing.length > 0 ? `: ${missing.join(", ")}` : ""}`,
   );
 
+/**
+ * Anomaly checks on the fixture's tables, whose rows span minutes to days: too little history to
+ * judge (test/correctness/anomaly-rules.test.ts plants anomalies in weeks of history).
+ */
+const young = (rule: string, on: string): Expected =>
+  other(
+    rule,
+    on,
+    "passing",
+    0,
+    0,
+    /^not applicable: not enough history yet \(\d+ complete days? with a value; scoring needs 21 before the first detection day\)$/,
+  );
+const noRows = (rule: string, on: string): Expected =>
+  other(rule, on, "passing", 0, 0, "not applicable: no rows in the history window (by day), nothing to compare");
+
 /** filter_columns_exist of the metrics filtered on `status = 'completed'` */
 const filterColumns = (db: string, missing: string[] = []): Expected =>
   other(
@@ -90,6 +106,9 @@ function orderShape(db: string, filtered: boolean): Expected[] {
     fail("timestamp_not_future", "created_at", n("createdFuture"), total),
     // Freshness reads the whole table, whatever the filter.
     other("freshness", "created_at", "passing", 0, ORDERS, /^newest row is (1d 23h|2d) in the future \(allowed 1h\)$/),
+    young("volume_anomaly", "created_at"),
+    young("metric_value_anomaly", "amount"),
+    young("metric_value_anomaly", "customer_id"),
   ];
 }
 
@@ -149,6 +168,10 @@ export function expectedResults(db: string): Record<string, Expected[]> {
       pass("join_referential_integrity", "product_id", CLEAN_SALES),
       pass("timestamp_not_future", "sold_at", CLEAN_SALES),
       other("freshness", "sold_at", "passing", 0, CLEAN_SALES, /^newest row is (\d+s|\d+m( \d+s)?) old \(allowed 1h\)$/),
+      young("volume_anomaly", "sold_at"),
+      young("metric_value_anomaly", "price"),
+      young("metric_value_anomaly", "quantity"),
+      young("metric_value_anomaly", "product_id"),
     ],
     // The filter keeps rows 45+ minutes old; the table was loaded seconds ago: fresh.
     late_sales: [
@@ -158,6 +181,7 @@ export function expectedResults(db: string): Record<string, Expected[]> {
       other("filter_column_not_null", "id", "passing", 0, 0, "not applicable: id is UInt32, never NULL"),
       pass("timestamp_not_future", "sold_at", 10),
       other("freshness", "sold_at", "passing", 0, CLEAN_SALES, /^newest row is (\d+s|[1-9]m( \d+s)?) old \(allowed 10m\)$/),
+      young("volume_anomaly", "sold_at"),
       ...cleanDbt(10),
     ],
     card_payments: [
@@ -197,6 +221,7 @@ export function expectedResults(db: string): Record<string, Expected[]> {
       pass("dimension_not_null", "kind", EVENTS),
       pass("timestamp_not_future", "happened_at", EVENTS),
       other("freshness", "happened_at", "failing", 1, EVENTS, "newest row is 2d old (allowed 1d)"),
+      young("volume_anomaly", "happened_at"),
     ],
     // Shares the events query with stale_events: its unusable timestamp must not spoil that query.
     label_timestamp: [
@@ -204,6 +229,7 @@ export function expectedResults(db: string): Record<string, Expected[]> {
       columns(`${db}.events`, ["label"]),
       other("timestamp_not_future", "label", "warning", 0, 0, notEvaluated("label is String, not a Date or DateTime")),
       other("freshness", "label", "warning", 0, 0, notEvaluated("label is String, not a Date or DateTime")),
+      other("volume_anomaly", "label", "warning", 0, 0, notEvaluated("label is String, not a Date, DateTime or unix time")),
     ],
     empty_metric: [
       other("table_not_empty", null, "failing", 1, 0, `0 rows in ${db}.empty_orders`),
@@ -219,6 +245,9 @@ export function expectedResults(db: string): Record<string, Expected[]> {
       pass("foreign_key_not_null", "customer_id", 0),
       pass("timestamp_not_future", "created_at", 0),
       other("freshness", "created_at", "failing", 1, 0, "no rows, so no freshness (allowed 1d)"),
+      noRows("volume_anomaly", "created_at"),
+      noRows("metric_value_anomaly", "amount"),
+      noRows("metric_value_anomaly", "customer_id"),
     ],
     drifted: [
       other("table_not_empty", null, "passing", 0, ORDERS, `${ORDERS} rows in ${db}.orders`),

@@ -60,9 +60,20 @@ function expected(db: string): Finding[] {
     ["primary_key_unique", "dim_listings_latest", "", "listing_id is unique in " + `${db}.dim_listings_latest`, "failing", 1, 11],
     ["primary_key_unique", "dim_listings_latest", "is_lux", "listing_id is unique in " + `${db}.dim_listings_latest`, "failing", 1, 6],
     ["table_not_empty", "fct_id_verifications", "", "count() > 0", "failing", 1, 0],
+    // No row in the 8 weeks its cadence is learnt from: as stale as a table gets.
+    [
+      "freshness_anomaly",
+      "fct_id_verifications",
+      "",
+      "now() - max(ds) within the gaps between its rows over 8w, sensitivity 4",
+      "failing",
+      1,
+      1,
+    ],
     ["timestamp_not_future", "fct_revenue", "", "created_at <= now() + 300", "failing", 1, 30],
   ];
   // Every test under the dropped column's filter could not run, and says why.
+  const SERIES = "per day, 56 training + 2 detection buckets, sensitivity 4, seasonality auto";
   const underMissingFilter: [string, string][] = [
     ["table_not_empty", "count() > 0"],
     ["measure_not_null", "booking_value IS NOT NULL"],
@@ -73,6 +84,8 @@ function expected(db: string): Finding[] {
     ["dimension_not_null", "ds_partitioned IS NOT NULL AND ds_partitioned != ''"],
     ["dimension_not_null", "booking_paid_at IS NOT NULL AND booking_paid_at != ''"],
     ["timestamp_not_future", "ds <= now() + 300"],
+    ["volume_anomaly", `count() by ds ${SERIES}`],
+    ["metric_value_anomaly", `Sum(booking_value) by ds ${SERIES}`],
   ];
   for (const [rule, check] of underMissingFilter) list.push([rule, "fct_bookings", NOT_NULL_LISTING, check, "warning", 0, 0]);
   // ever_active_listings' Metric() filter reads fct_bookings.listing_id too: the listings query
@@ -90,6 +103,8 @@ function expected(db: string): Finding[] {
     ["timestamp_not_future", "created_at <= now() + 300"],
   ];
   for (const [rule, check] of listingsChecks) list.push([rule, "dim_listings_latest", everActive, check, "failing", 0, 11]);
+  // Its anomaly series query is refused the same way: an anomaly check it could not read is not evaluated.
+  list.push(["volume_anomaly", "dim_listings_latest", everActive, `count() by created_at ${SERIES}`, "warning", 0, 0]);
   return list.sort((a, b) => (a.join("|") < b.join("|") ? -1 : 1));
 }
 

@@ -9,7 +9,7 @@ import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { loadFixtureCatalog, loadYaml } from "./fixture-catalog.js";
 import { FILTER } from "./fixture-warehouse.js";
-import { dropFixture, groupOf, openFixture, runScan, sqlChecks, tableQueries, type ScanRun } from "./run-scan.js";
+import { dropFixture, groupOf, openFixture, runScan, seriesQueries, sqlChecks, tableQueries, type ScanRun } from "./run-scan.js";
 
 const MAX_QUERY_SIZE = 262_144; // ClickHouse's default, on both engines
 const WIDE_COLUMNS = 30;
@@ -66,7 +66,7 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     // One throwing test among the table's n: 2 * ceil(log2 n) halves, plus the two probes.
     const n = new Set(snapshot.tests.filter((t) => t.table === `${db}.orders` && t.probe.type !== "schema").map((t) => t.key)).size;
     expect(isolation.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(n)) + 2);
-    expect(run.sent).toHaveLength(1 + sqlChecks(run.sent).length + 8 + isolation.length);
+    expect(run.sent).toHaveLength(1 + sqlChecks(run.sent).length + 8 + isolation.length + seriesQueries(run.sent).length);
     const failed = run.results.filter((r) => r.outcome === "failed");
     expect(new Set(failed.map((r) => r.metric))).toEqual(new Set(["throwing_filter"]));
     expect(failed.every((r) => r.message.includes("throws on today's data (ClickHouse error 395: "))).toBe(true);
@@ -84,6 +84,15 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     ).toHaveLength(4);
     expect(folded.split(`(${FILTER}) AND (\`amount\` IS NULL)`)).toHaveLength(2);
     expect(folded.split(`countIf((${FILTER}) AND (`)).toHaveLength(filteredRowChecks + 1);
+  });
+
+  it("reads anomaly series with one cadence query per (table, timestamp) and one query per grain", () => {
+    const series = seriesQueries(run.sent);
+    // orders, clean_sales, events (its String "timestamp" is never read) and empty_orders, whose
+    // empty window needs no series query.
+    expect(series.filter((s) => s.options.queryId.endsWith("-cadence"))).toHaveLength(4);
+    expect(series.filter((s) => s.options.queryId.endsWith("-day"))).toHaveLength(3);
+    for (const { sql } of series) expect(sql).not.toMatch(/\bJOIN\b/i);
   });
 
   it("uses count(), countIf, uniqExact and NOT IN (SELECT ...), never a join", () => {
@@ -107,7 +116,8 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     const ids = run.sent.map((s) => s.options.queryId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids[0]).toBe(`corr-plan-${engine.name}-schema-default`);
-    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-(q\\d+(-i\\d+)?|sql\\d+)$`));
+    for (const id of ids.slice(1))
+      expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-(q\\d+(-i\\d+)?|sql\\d+|series\\d+-(cadence|day|hour)(-t\\d+)?)$`));
     for (const { options } of run.sent) expect(options.signal).toBeInstanceOf(AbortSignal);
   });
 

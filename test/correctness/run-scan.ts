@@ -68,9 +68,16 @@ export function sqlChecks(sent: SentQuery[]): SentQuery[] {
   return sent.filter((q) => /-sql\d+$/.test(q.options.queryId));
 }
 
-/** Table queries only (the schema read from system.columns is the scan's first query, then the SQL checks). */
+/** The anomaly rules' queries (ids `<scan>-series<n>-cadence`, `<scan>-series<n>-<grain>`...). */
+export function seriesQueries(sent: SentQuery[]): SentQuery[] {
+  return sent.filter((q) => /-series\d+-/.test(q.options.queryId));
+}
+
+/** Table queries only (the schema read from system.columns is the scan's first query, then the SQL checks; anomaly series have their own). */
 export function tableQueries(sent: SentQuery[]): SentQuery[] {
-  return sent.filter((q) => !q.sql.includes("FROM system.columns") && !/-sql\d+$/.test(q.options.queryId));
+  return sent.filter(
+    (q) => !q.sql.includes("FROM system.columns") && !/-sql\d+$/.test(q.options.queryId) && !/-series\d+-/.test(q.options.queryId),
+  );
 }
 
 /** "`db`.`orders`" and the WHERE text of a planned table query. */

@@ -72,14 +72,16 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
 
   it("covers every rule: all pass on the clean metric, each fails somewhere on the defective ones", () => {
     const clean = resultsOf("clean_revenue");
-    // clean_revenue has no filter; the filtered completed_revenue shows those rules passing.
+    // clean_revenue has no filter; the filtered completed_revenue shows those rules passing. It
+    // declares a freshness, so the learnt cadence (freshness_anomaly) does not second-guess it.
     expect(new Set(clean.map((r) => r.rule))).toEqual(
-      new Set(RULE_IDS.filter((r) => r !== "filter_columns_exist" && r !== "filter_column_not_null")),
+      new Set(RULE_IDS.filter((r) => r !== "filter_columns_exist" && r !== "filter_column_not_null" && r !== "freshness_anomaly")),
     );
     expect(clean.filter((r) => r.status !== "passing")).toEqual([]);
     expect(resultsOf("completed_revenue").find((r) => r.rule === "filter_columns_exist")!.status).toBe("passing");
+    // The anomaly rules need weeks of history: test/correctness/anomaly-rules.test.ts has them fail.
     const failing = new Set(run.results.filter((r) => r.status === "failing").map((r) => r.rule));
-    expect(failing).toEqual(new Set(RULE_IDS));
+    expect(failing).toEqual(new Set(RULE_IDS.filter((r) => !r.endsWith("_anomaly"))));
   });
 
   it("counts only the rows the filter keeps", () => {

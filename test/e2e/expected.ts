@@ -10,12 +10,14 @@ export type DemoStatus = "healthy" | "degraded" | "unreliable";
 /** Every catalogue metric in catalogue order (files sorted by name, metrics in file order). */
 export const EXPECTED_STATUS: Record<string, DemoStatus> = {
   active_customers: "degraded",
+  deliveries_shipped: "degraded",
   stock_on_hand: "unreliable",
   gross_revenue: "unreliable",
   order_count: "healthy",
   orders_by_segment: "unreliable",
   units_sold_by_category: "unreliable",
   revenue_per_order: "unreliable",
+  seller_payouts: "degraded",
   average_product_price: "healthy",
   refund_amount: "degraded",
   session_count: "healthy",
@@ -26,7 +28,18 @@ export const EXPECTED_STATUS: Record<string, DemoStatus> = {
 };
 export const METRICS = Object.keys(EXPECTED_STATUS);
 export const DERIVED = new Set(["revenue_per_order", "orders_per_session"]);
-export const EXPECTED_SUMMARY = { total: 14, healthy: 5, degraded: 3, unreliable: 6, unknown: 0 };
+export const EXPECTED_SUMMARY = { total: 16, healthy: 5, degraded: 5, unreliable: 6, unknown: 0 };
+
+/** The two anomalies planted in recent days (demo-dataset.ts): UTC days relative to the seed. */
+const DAY_MS = 86_400_000;
+export const utcDay = (daysAgo: number, at = Date.now()): string =>
+  new Date((Math.floor(at / DAY_MS) - daysAgo) * DAY_MS).toISOString().slice(0, 10);
+export const PLANTED_ANOMALIES = {
+  /** 12 deliveries 2 days ago instead of 30..55 */
+  volume: { metric: "deliveries_shipped", rule: "volume_anomaly", measure: "parcels", daysAgo: 2, value: 12 },
+  /** yesterday's payouts written in cents: the sum x100 */
+  value: { metric: "seller_payouts", rule: "metric_value_anomaly", measure: "paid_out", daysAgo: 1 },
+} as const;
 
 export interface ExpectedProblem {
   metric: string;
@@ -50,6 +63,16 @@ export const EXPECTED_PROBLEMS: ExpectedProblem[] = [
     message: "2 of 301 rows (0.66%) have NULL or empty country",
   },
   // The inventory loader stopped 3 days ago (the age grows by the time since seeding).
+  // Planted volume drop 2 days ago (the day in the message moves with the clock).
+  {
+    metric: "deliveries_shipped",
+    rule: "volume_anomaly",
+    status: "failing",
+    severity: "MEDIUM",
+    rows_affected: 1,
+    rows_total: 2,
+    message: /^1 of 2 days outside the expected range: \d{4}-\d{2}-\d{2} had 12 rows, expected [\d.,]+ to [\d.,]+$/,
+  },
   {
     metric: "stock_on_hand",
     rule: "freshness",
@@ -95,6 +118,16 @@ export const EXPECTED_PROBLEMS: ExpectedProblem[] = [
     rows_affected: 3,
     rows_total: 4000,
     message: "3 of 4,000 rows (0.07%) have NULL amount",
+  },
+  // Planted value spike yesterday: amounts in cents.
+  {
+    metric: "seller_payouts",
+    rule: "metric_value_anomaly",
+    status: "failing",
+    severity: "MEDIUM",
+    rows_affected: 1,
+    rows_total: 2,
+    message: /^1 of 2 days outside the expected range: \d{4}-\d{2}-\d{2} was [\d,]+, expected [\d.,]+ to [\d.,]+$/,
   },
   {
     metric: "refund_amount",

@@ -36,6 +36,27 @@ describe("readSeries", () => {
     expect(series.checks.has("c2")).toBe(false);
   });
 
+  it("a table younger than the span has no history before its oldest row (nor in its partial first bucket)", () => {
+    const young = readSeries(
+      span,
+      [
+        {
+          outputs: [outputs[0]!],
+          rows: [
+            { b: 1200, total: "1" },
+            { b: 1300, total: "4" },
+          ],
+        },
+      ],
+      1250,
+    );
+    expect(plain(young.checks.get("volume")!.values)).toEqual([null, null, null, 4, 0]);
+    const aligned = readSeries(span, [{ outputs: [outputs[0]!], rows: [{ b: 1200, total: "1" }] }], 1200);
+    expect(plain(aligned.checks.get("volume")!.values)).toEqual([null, null, 1, 0, 0]);
+    const older = readSeries(span, [{ outputs: [outputs[0]!], rows: [{ b: 1200, total: "1" }] }], 400);
+    expect(plain(older.checks.get("volume")!.values)).toEqual([0, 0, 1, 0, 0]);
+  });
+
   it("shifts to a later span without re-reading: new buckets hold no rows", () => {
     const later = shiftSeries(series, { start: 1200, end: 1700, step: 100 });
     expect(plain(later.checks.get("volume")!.values)).toEqual([1, 0, 2, 0, 0]);

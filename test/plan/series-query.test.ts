@@ -53,10 +53,11 @@ describe("cadence", () => {
   });
 
   it("parses UInt64 strings and empty windows", () => {
-    expect(parseCadence({ server_now: 100, rows: "3", newest: 90, gap_minutes: ["5", "10"], gap_counts: ["2", "1"] })).toEqual({
+    expect(parseCadence({ server_now: 100, rows: "3", newest: 90, oldest: 10, gap_minutes: ["5", "10"], gap_counts: ["2", "1"] })).toEqual({
       now: 100,
       rows: 3,
       newest: 90,
+      oldest: 10,
       gaps: [
         [5, 2],
         [10, 1],
@@ -66,6 +67,7 @@ describe("cadence", () => {
       now: 100,
       rows: 0,
       newest: null,
+      oldest: null,
       gaps: [],
     });
     expect(parseCadence(undefined)).toBeNull();
@@ -139,7 +141,7 @@ describe("planAnomalies", () => {
   });
 
   it("complete buckets only: before the current one, and not past the newest row plus its usual gap", () => {
-    const cadence: Cadence = { now: 100 * DAY + 3600, rows: 10, newest: 100 * DAY + 60, gaps: [] };
+    const cadence: Cadence = { now: 100 * DAY + 3600, rows: 10, newest: 100 * DAY + 60, oldest: 50 * DAY, gaps: [] };
     expect(seriesSpan(cadence, "datetime", "day", 10, 0)).toEqual({ start: 90 * DAY, end: 100 * DAY, step: DAY });
     // Yesterday's batch has not landed: yesterday is not complete yet...
     const waiting: Cadence = { ...cadence, newest: 99 * DAY - 600 };

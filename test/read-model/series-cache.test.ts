@@ -24,7 +24,7 @@ function reading(g: SeriesGroup, values = [5, 6, 7, 8]): GroupReading {
   const rows = values.map((n, i) => ({ b: span.start + i * DAY, total: n }));
   return {
     group: g,
-    cadence: { now: 10 * DAY + 3600, rows: 26, newest: 10 * DAY, gaps: [[1440, 3]] },
+    cadence: { now: 10 * DAY + 3600, rows: 26, newest: 10 * DAY, oldest: 0, gaps: [[1440, 3]] },
     error: null,
     grains: [
       {

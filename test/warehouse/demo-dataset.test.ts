@@ -31,6 +31,7 @@ describe.each(engines)("$name: demo dataset", (engine) => {
   it("has the documented row counts", async () => {
     const tables = ["customers", "products", "orders", "refunds", "sessions", "inventory"];
     const sql = tables.map((t) => `(SELECT count() FROM ${db}.${t}) AS ${t}`).join(", ");
+    // deliveries and payouts depend on the weekday and the hour of seeding: their own test below.
     expect(await one(`SELECT ${sql}`)).toEqual({
       customers: "301",
       products: "50",
@@ -115,5 +116,23 @@ describe.each(engines)("$name: demo dataset", (engine) => {
     expect(Number(stale.age)).toBeGreaterThanOrEqual(3 * 86400);
     expect(Number(stale.age)).toBeLessThan(3 * 86400 + 60);
     expect(stale.orphan).toBe("0");
+  });
+
+  it("deliveries: 10 weeks with a weekly cycle, 12 two days ago; payouts: yesterday's sum 100 times a usual day's", async () => {
+    const perDay = async (table: string, column: string, value: string) =>
+      (await handle.warehouse.query(
+        `SELECT intDiv(toUInt32(now()), 86400) - intDiv(toUInt32(${column}), 86400) AS d, ${value} AS v FROM ${db}.${table} GROUP BY d ORDER BY d`,
+        { queryId: "demo-per-day" },
+      )) as { d: number | string; v: number | string }[];
+    const deliveries = new Map((await perDay("deliveries", "shipped_at", "count()")).map((r) => [Number(r.d), Number(r.v)]));
+    expect(Math.max(...deliveries.keys())).toBe(69);
+    expect(deliveries.get(2)).toBe(12);
+    for (const [d, n] of deliveries) if (d > 0 && d !== 2) expect(n, `day -${d}`).toBeGreaterThanOrEqual(30);
+    const payouts = new Map((await perDay("payouts", "paid_at", "sum(amount)")).map((r) => [Number(r.d), Number(r.v)]));
+    const usual = [...payouts].filter(([d]) => d > 1).map(([, v]) => v);
+    expect(payouts.get(1)!).toBeGreaterThan(50 * Math.max(...usual));
+    const rows = new Map((await perDay("payouts", "paid_at", "count()")).map((r) => [Number(r.d), Number(r.v)]));
+    expect(rows.get(1)).toBeGreaterThanOrEqual(20);
+    expect(await one(`SELECT countIf(shipped_at > now()) AS future FROM ${db}.deliveries`)).toEqual({ future: "0" });
   });
 });

@@ -1,0 +1,66 @@
+// Every anomaly check of a scan judged on what the series queries read: located in its group and
+// grain, scored with the feedback on its series, observed. Synchronous per check, so the caller
+// can slice a large catalogue's checks (event-loop/chunked.ts).
+import type { InferredTest } from "../infer/types.js";
+import type { SeriesGroup } from "../plan/series-query.js";
+import type { Skip } from "../plan/types.js";
+import type { FlaggedBucket } from "../store/store.js";
+import { observeCadence, observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observation.js";
+import { notApplicable, notEvaluated } from "./observe.js";
+import type { GrainReading, GroupReading } from "./series-values.js";
+import type { CheckObservation } from "./types.js";
+
+/** Where a check's answer is: its group's reading and grain, or why it was never sent. */
+export type Located = { skipped: Skip } | { reading: GroupReading; grain: GrainReading | null };
+
+/** check key -> where its answer is, for every check the plan grouped or skipped. */
+export function locateAnomalyChecks(
+  groups: readonly SeriesGroup[],
+  readings: ReadonlyMap<string, GroupReading>,
+  skipped: readonly ({ test_key: string } & Skip)[],
+): Map<string, Located> {
+  const located = new Map<string, Located>();
+  for (const { test_key, outcome, reason } of skipped) located.set(test_key, { skipped: { outcome, reason } });
+  for (const group of groups) {
+    const reading = readings.get(group.id);
+    if (!reading) continue;
+    for (const test of group.cadenceTests) located.set(test.key, { reading, grain: null });
+    for (const plan of group.grains) {
+      const grain = reading.grains.find((g) => g.grain === plan.grain) ?? null;
+      for (const test of plan.tests) located.set(test.key, { reading, grain });
+    }
+  }
+  return located;
+}
+
+export interface AnomalyJudgement {
+  observation: CheckObservation;
+  flagged: FlaggedBucket[];
+  /** the check's series was scored: buckets it flagged before and not now stop being active */
+  judged: boolean;
+}
+
+/** A check the planner did not send: not applicable (passing), or not evaluated. */
+export const skippedObservation = (skip: Skip): CheckObservation =>
+  skip.outcome === "not_applicable" ? notApplicable(skip.reason) : notEvaluated(skip.reason);
+
+export function judgeAnomalyCheck(test: InferredTest, located: Located | undefined, feedback: FeedbackIndex): AnomalyJudgement {
+  const none = (observation: CheckObservation): AnomalyJudgement => ({ observation, flagged: [], judged: false });
+  if (!located) return none(notEvaluated("the anomaly check was not planned"));
+  if ("skipped" in located) return none(skippedObservation(located.skipped));
+  const { reading, grain } = located;
+  if (reading.error !== null) return none(notEvaluated(reading.error));
+  const cadence = reading.cadence;
+  if (cadence === null) return none(notEvaluated("no cadence read"));
+  if (test.probe.type === "load_cadence") return none(observeCadence(test, reading.group, cadence));
+  const failed = grain?.failed.get(test.key);
+  if (failed !== undefined) return none(notEvaluated(failed));
+  if (!grain || grain.series === null) {
+    const window = test.probe.type === "volume_series" || test.probe.type === "value_series" ? test.probe.settings.grain : "";
+    return none(notApplicable(`no rows in the history window (by ${window}), nothing to compare`));
+  }
+  const verdict = scoreCheck(test, grain.series, feedback);
+  if (verdict === null) return none(notEvaluated("the series query returned no values for this check"));
+  const { observation, flagged } = observeSeries(test, reading.group, verdict);
+  return { observation, flagged, judged: true };
+}

@@ -1,0 +1,168 @@
+// Anomaly series -> the anomaly stage's verdicts (src/anomaly) -> one CheckObservation per
+// anomaly check, plus the buckets a scan flagged (the store keeps only those). Pure: the scan
+// and the read path (GET /v1/reliability/anomalies) judge with the same functions.
+// - volume_anomaly / metric_value_anomaly: rows_affected = anomalous detection buckets,
+//   rows_total = detection buckets that could be scored; the message names the (newest)
+//   anomalous bucket, its value and the expected range; sample_sql selects that bucket's rows.
+// - freshness_anomaly: one fact (rows_total 1): is the gap since the newest row beyond the
+//   table's usual cadence?
+import { resolveSettings } from "../anomaly/defaults.js";
+import { freshnessVerdict } from "../anomaly/freshness-cadence.js";
+import { scoreSeries } from "../anomaly/score-series.js";
+import type { SeriesKind, SeriesVerdict } from "../anomaly/types.js";
+import { GRAIN_SECONDS } from "../catalog/types.js";
+import type { InferredTest, SeriesSettings } from "../infer/types.js";
+import { gapSeconds, type Cadence } from "../plan/cadence-query.js";
+import type { SeriesGroup } from "../plan/series-query.js";
+import { coveredUntil, timeRangeSql } from "../plan/series-time.js";
+import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
+import type { FlaggedBucket } from "../store/store.js";
+import { formatCount, formatDuration } from "./format.js";
+import { notApplicable, notEvaluated } from "./observe.js";
+import { bucketCount, type GrainSeries } from "./series-values.js";
+import type { CheckObservation } from "./types.js";
+
+/** check key -> bucket starts (epoch ms) marked expected. */
+export type FeedbackIndex = ReadonlyMap<string, ReadonlySet<number>>;
+
+type SeriesProbe = Extract<InferredTest["probe"], { type: "volume_series" | "value_series" }>;
+
+const COUNT_FUNCTIONS = new Set(["Count", "CountDistinct", "SumBoolean"]);
+
+/** count: rows and counts (>= 0, possibly sparse); value: sums of amounts, averages, extremes. */
+export function seriesKind(probe: SeriesProbe): SeriesKind {
+  return probe.type === "volume_series" || COUNT_FUNCTIONS.has(probe.measure.function) ? "count" : "value";
+}
+
+/** The series' aggregate as stored with its flagged buckets: count() or e.g. Sum(`amount`). */
+export function seriesMeasure(probe: SeriesProbe): string {
+  if (probe.type === "volume_series") return "count()";
+  const p = probe.measure.function === "Percentile" && probe.measure.percentile !== undefined ? `(${probe.measure.percentile})` : "";
+  return `${probe.measure.function}${p}(${probe.measure.sql})`;
+}
+
+/**
+ * The check's own window (its training + detection buckets: the newest of the grain's series,
+ * which is as long as the longest check's) scored by the anomaly stage. Null when the series
+ * does not hold the check.
+ */
+export function scoreCheck(test: InferredTest, series: GrainSeries, feedback: FeedbackIndex): SeriesVerdict | null {
+  const probe = test.probe;
+  if (probe.type !== "volume_series" && probe.type !== "value_series") return null;
+  const check = series.checks.get(test.key);
+  if (!check) return null;
+  const n = bucketCount(series.span);
+  const take = Math.min(n, probe.settings.training_buckets + probe.settings.detection_buckets);
+  const starts: number[] = [];
+  const values: number[] = [];
+  for (let i = n - take; i < n; i++) {
+    starts.push((series.span.start + i * series.span.step) * 1000);
+    values.push(check.values[i]!);
+  }
+  const expected = feedback.get(test.key);
+  return scoreSeries({ starts, values, ...(expected ? { expected_starts: expected } : {}) }, probe.settings, seriesKind(probe));
+}
+
+const GRAIN_NOUN = { hour: ["hour", "hours"], day: ["day", "days"] } as const;
+
+function plural(settings: SeriesSettings, n: number): string {
+  return GRAIN_NOUN[settings.grain][n === 1 ? 0 : 1];
+}
+
+/** 2026-11-23 for a day, 2026-11-23 14:00 UTC for an hour. */
+export function bucketLabel(startMs: number, settings: SeriesSettings): string {
+  const iso = new Date(startMs).toISOString();
+  return settings.grain === "day" ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+/** Numbers as people read them: thousands separated, at most 3 significant decimals. */
+export function formatValue(value: number | null): string {
+  if (value === null || !Number.isFinite(value)) return "no value";
+  const rounded = Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(3));
+  return rounded.toLocaleString("en-US", { maximumFractionDigits: 3 });
+}
+
+/** The rows of one bucket of the check's series, as clickhouse-client would take them. */
+export function bucketRowsSql(test: InferredTest, group: Pick<SeriesGroup, "timestamp" | "kind">, startMs: number, step: number): string {
+  const column = quoteIdentifier(group.timestamp);
+  const start = startMs / 1000;
+  const range = timeRangeSql(column, group.kind, start, start + step);
+  const where = test.filter === null ? range : `(${test.filter}) AND ${range}`;
+  return `SELECT * FROM ${quoteTable(test.table)} WHERE ${where} ORDER BY ${column} LIMIT 10`;
+}
+
+export interface SeriesObservation {
+  observation: CheckObservation;
+  /** anomalous detection buckets, as the store keeps them */
+  flagged: FlaggedBucket[];
+}
+
+/** One series check's observation from its verdict. */
+export function observeSeries(
+  test: InferredTest,
+  group: Pick<SeriesGroup, "timestamp" | "kind">,
+  verdict: SeriesVerdict,
+): SeriesObservation {
+  const probe = test.probe as SeriesProbe;
+  const settings = probe.settings;
+  const what = probe.type === "volume_series" ? "rows" : seriesMeasure(probe).replace(/`/g, "");
+  if (verdict.kind === "insufficient_history") {
+    const usable = verdict.buckets.filter((b) => Number.isFinite(b.value)).length;
+    const needed = resolveSettings(settings).min_history;
+    const reason = `not enough history yet (${usable} complete ${plural(settings, usable)} with a value; scoring needs ${needed} before the first detection ${GRAIN_NOUN[settings.grain][0]})`;
+    return { observation: notApplicable(reason), flagged: [] };
+  }
+  const anomalous = verdict.buckets.filter((b) => b.in_detection && b.anomalous);
+  const scored = verdict.scored;
+  const flagged: FlaggedBucket[] = anomalous.map((b) => ({
+    check_key: test.key,
+    rule: test.rule,
+    measure: seriesMeasure(probe),
+    start: new Date(b.start),
+    value: b.value,
+    expected: b.expected,
+    lower: b.lower,
+    upper: b.upper,
+  }));
+  const span = `${formatCount(scored)} ${plural(settings, scored)}`;
+  // The newest anomalous bucket is the one to look at; the latest scored one otherwise.
+  const shown = anomalous.at(-1) ?? verdict.buckets.filter((b) => b.in_detection && b.expected !== null).at(-1);
+  const detail = shown
+    ? `${bucketLabel(shown.start, settings)} ${probe.type === "volume_series" ? "had" : "was"} ${formatValue(shown.value)}${probe.type === "volume_series" ? " rows" : ""}, expected ${formatValue(shown.lower)} to ${formatValue(shown.upper)}`
+    : "";
+  const message =
+    anomalous.length === 0
+      ? `${what} within the expected range in ${span}${detail ? ` (latest: ${detail})` : ""}`
+      : `${formatCount(anomalous.length)} of ${span} outside the expected range: ${detail}`;
+  const observation: CheckObservation = { outcome: "measured", rows_affected: anomalous.length, rows_total: scored, message };
+  const newest = anomalous.at(-1);
+  if (newest) observation.sample_sql = bucketRowsSql(test, group, newest.start, GRAIN_SECONDS[settings.grain]);
+  return { observation, flagged };
+}
+
+/** freshness_anomaly from the cadence query: the gap since the newest row against the table's usual gaps. */
+export function observeCadence(test: InferredTest, group: Pick<SeriesGroup, "kind">, cadence: Cadence): CheckObservation {
+  const probe = test.probe;
+  if (probe.type !== "load_cadence") return notEvaluated("not a freshness_anomaly check");
+  const window = formatDuration(probe.window_seconds);
+  if (cadence.newest === null) return { outcome: "measured", rows_affected: 1, rows_total: 1, message: `no rows in the last ${window}` };
+  const gap = Math.max(0, cadence.now - coveredUntil(group.kind, cadence.newest));
+  const verdict = freshnessVerdict(gapSeconds(cadence.gaps), gap, probe.sensitivity);
+  const age = `newest row is ${formatDuration(gap)} old`;
+  if (verdict.kind === "insufficient_history") {
+    return notApplicable(`${verdict.gaps} gaps between rows in the last ${window}, too few to learn the table's cadence (${age})`);
+  }
+  const cadenceText = `rows usually arrive every ${formatDuration(Math.round(verdict.expected_gap))}, stale after ${formatDuration(Math.round(verdict.upper))}`;
+  return { outcome: "measured", rows_affected: verdict.stale ? 1 : 0, rows_total: 1, message: `${age}; ${cadenceText}` };
+}
+
+/** Stored feedback records -> the index scoring takes. */
+export function feedbackIndex(records: readonly { check_key: string; start: Date }[]): Map<string, Set<number>> {
+  const index = new Map<string, Set<number>>();
+  for (const record of records) {
+    const set = index.get(record.check_key) ?? new Set<number>();
+    set.add(record.start.getTime());
+    index.set(record.check_key, set);
+  }
+  return index;
+}

@@ -1,0 +1,153 @@
+// The anomaly rules end to end through the real scan path (executeScan: schema -> series queries
+// -> src/anomaly -> observations -> statuses) on both engines, with anomalies planted at known
+// days: exact rows_affected (anomalous days) and rows_total (scored days), the flagged bucket in
+// the message and in sample_sql, feedback taking a bucket back, and dirty rows where they belong.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { feedbackIndex } from "../../src/evaluate/anomaly-observation.js";
+import { judgeAll } from "../../src/evaluate/evaluate.js";
+import type { TestResult } from "../../src/evaluate/types.js";
+import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
+import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { anomalyCatalogue, anomalyStatements, DAY, EU_SPIKE_DAY, euRows, US_DROP_DAY, US_DROP_ROWS } from "./anomaly-fixture.js";
+import { loadYaml } from "./fixture-catalog.js";
+
+const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => {
+  const db = uniqueDatabase("mr_anom");
+  let handle: WarehouseHandle | undefined;
+  let snapshot: CatalogSnapshot;
+  let outcome: ScanOutcome;
+  let results: TestResult[];
+  let today: number;
+
+  const scan = (feedback = new Map<string, Set<number>>()) =>
+    executeScan(snapshot, new Map([["default", handle!.warehouse]]), {
+      scanId: `${db}-${Date.now().toString(36)}`,
+      concurrency: 2,
+      maxQuerySize: 262_144,
+      signal: new AbortController().signal,
+      anomalies: { feedback },
+    });
+  const result = (metric: string, rule: string, measure?: string) => {
+    const test = snapshot.tests.find((t) => t.metric === metric && t.rule === rule && (measure === undefined || t.measure === measure));
+    return results.find((r) => r.metric === metric && r.rule === rule && r.name === test?.name)!;
+  };
+  const counts = (r: TestResult) => [r.status, r.rows_affected, r.rows_total];
+
+  beforeAll(async () => {
+    handle = await engine.open();
+    await handle.exec(`DROP DATABASE IF EXISTS ${db}`);
+    await handle.exec(`CREATE DATABASE ${db}`);
+    const now = Number((await handle.warehouse.query("SELECT toUInt32(now()) AS now", { queryId: `${db}-now` }))[0]!.now);
+    today = Math.floor(now / DAY) * DAY;
+    for (const statement of anomalyStatements(db, today, now)) await handle.exec(statement);
+    snapshot = await loadYaml({ "anomalies.yaml": anomalyCatalogue(db) });
+    expect(snapshot.errors).toEqual([]);
+    outcome = await scan();
+    results = judgeAll(snapshot.tests, outcome.observations, outcome.blocked);
+  });
+  afterAll(async () => {
+    await handle?.exec(`DROP DATABASE IF EXISTS ${db}`);
+    await handle?.close();
+  });
+
+  it("volume_anomaly: the us drop 2 days ago, in the us series; not in eu, and within the total's band", () => {
+    const us = result("us_sales", "volume_anomaly");
+    expect(counts(us)).toEqual(["failing", 1, 2]);
+    expect(us.severity).toBe("MEDIUM");
+    expect(us.confidence).toBe("medium");
+    expect(us.message).toMatch(
+      new RegExp(
+        `^1 of 2 days outside the expected range: ${isoDay(today - US_DROP_DAY * DAY)} had ${US_DROP_ROWS} rows, expected [\\d.,]+ to [\\d.,]+$`,
+      ),
+    );
+    // 140 -> 105 rows on a day with a weekly cycle of +-40: the method keeps it in the band.
+    expect(counts(result("all_sales", "volume_anomaly"))).toEqual(["passing", 0, 2]);
+    const eu = result("eu_orders", "volume_anomaly");
+    expect(counts(eu)).toEqual(["passing", 0, 2]);
+    expect(eu.message).toMatch(
+      new RegExp(`^rows within the expected range in 2 days \\(latest: ${isoDay(today - DAY)} had ${euRows(today, 1)} rows`),
+    );
+  });
+
+  it("metric_value_anomaly: the eu amounts in cents yesterday spike the sum and the average", () => {
+    const revenue = result("all_sales", "metric_value_anomaly", "revenue");
+    expect(revenue.status).toBe("failing");
+    expect(revenue.rows_total).toBe(2);
+    expect(revenue.message).toContain(`${isoDay(today - EU_SPIKE_DAY * DAY)} was `);
+    expect(counts(result("all_sales", "metric_value_anomaly", "basket"))).toEqual(["failing", 1, 2]);
+    // us amounts were never in cents: its sum only drops with its rows 2 days ago.
+    const usRevenue = result("us_sales", "metric_value_anomaly", "revenue");
+    expect(counts(usRevenue)).toEqual(["failing", 1, 2]);
+    expect(usRevenue.message).toContain(isoDay(today - US_DROP_DAY * DAY));
+  });
+
+  it("sample_sql selects rows of the flagged bucket", async () => {
+    const sample = result("us_sales", "volume_anomaly").sample_sql;
+    expect(sample).toMatch(/ LIMIT 10$/);
+    const rows = await handle!.warehouse.query(sample, { queryId: `${db}-sample` });
+    expect(rows).toHaveLength(US_DROP_ROWS);
+    for (const row of rows) expect(row.region).toBe("us");
+  });
+
+  it("severity high makes the metric unreliable; medium degraded; a row count is the volume series", () => {
+    const status = Object.fromEntries(outcome.statuses.map((s) => [s.metric_name, s.status]));
+    expect(status).toMatchObject({
+      us_sales_strict: "unreliable",
+      us_sales: "degraded",
+      all_sales: "degraded",
+      eu_orders: "healthy",
+      daily_loads: "healthy",
+      stream_events: "degraded",
+      young_events: "healthy",
+      not_watched: "healthy",
+    });
+    expect(result("us_sales_strict", "volume_anomaly").severity).toBe("HIGH");
+    expect(snapshot.tests.filter((t) => t.metric === "us_sales_strict").map((t) => t.rule)).not.toContain("metric_value_anomaly");
+    expect(snapshot.tests.filter((t) => t.metric === "not_watched" && t.rule.endsWith("_anomaly"))).toEqual([]);
+  });
+
+  it("freshness_anomaly: a 5-minute stream silent for an hour is stale; a daily load 23 hours old is not", () => {
+    const stream = result("stream_events", "freshness_anomaly");
+    expect(counts(stream)).toEqual(["failing", 1, 1]);
+    expect(stream.message).toMatch(/^newest row is 1h( \d+m)? old; rows usually arrive every 5m, stale after /);
+    const daily = result("daily_loads", "freshness_anomaly");
+    expect(counts(daily)).toEqual(["passing", 0, 1]);
+    expect(daily.message).toMatch(/^newest row is 23h( \d+m)? old; rows usually arrive every 1d, stale after 1d/);
+    expect(counts(result("stream_events", "volume_anomaly"))).toEqual(["passing", 0, 2]);
+  });
+
+  it("not enough history is no finding", () => {
+    const young = result("young_events", "volume_anomaly");
+    expect(counts(young)).toEqual(["passing", 0, 0]);
+    expect(young.message).toMatch(/^not applicable: not enough history yet/);
+  });
+
+  it("flags only detection buckets, with the band the store keeps", () => {
+    const us = snapshot.tests.find((t) => t.metric === "us_sales" && t.rule === "volume_anomaly")!;
+    const flagged = outcome.anomalies.flagged.filter((b) => b.check_key === us.key);
+    expect(flagged).toHaveLength(1);
+    expect(flagged[0]).toMatchObject({
+      rule: "volume_anomaly",
+      measure: "count()",
+      value: US_DROP_ROWS,
+      start: new Date((today - US_DROP_DAY * DAY) * 1000),
+    });
+    expect(flagged[0]!.upper).toBeGreaterThan(US_DROP_ROWS);
+    expect(outcome.anomalies.judged).toContain(us.key);
+  });
+
+  it("feedback marks the bucket expected: it stops alerting", async () => {
+    const us = snapshot.tests.find((t) => t.metric === "us_sales" && t.rule === "volume_anomaly")!;
+    const again = await scan(feedbackIndex([{ check_key: us.key, start: new Date((today - US_DROP_DAY * DAY) * 1000) }]));
+    const judged = judgeAll(snapshot.tests, again.observations, again.blocked);
+    const usAgain = judged.find((r) => r.metric === "us_sales" && r.rule === "volume_anomaly")!;
+    expect(counts(usAgain)).toEqual(["passing", 0, 2]);
+    // Per check: us_sales_strict reads the same series.
+    expect(again.statuses.find((s) => s.metric_name === "us_sales_strict")!.status).toBe("healthy");
+    // Another check on the same table keeps its verdict: the sum of us amounts still dropped.
+    expect(judged.find((r) => r.metric === "us_sales" && r.rule === "metric_value_anomaly")!.rows_affected).toBe(1);
+  });
+});
