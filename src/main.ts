@@ -15,6 +15,7 @@ import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
 import { cachedServices } from "./services/cached-services.js";
+import { createAnomalyService } from "./services/anomaly-service.js";
 import { createCompilerService } from "./services/compiler-service.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
 import { createReliabilityService } from "./services/reliability-service.js";
@@ -131,6 +132,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
       validation: createValidationService({ getSnapshot, scanService }),
       compiler: createCompilerService({ getSnapshot }),
       reliability,
+      anomalies: createAnomalyService({ readModel, store, warehouses, seriesCache, maxQuerySize: config.MAX_QUERY_SIZE, logger }),
     },
     { readModel, getSnapshot },
   );

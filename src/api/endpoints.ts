@@ -27,6 +27,8 @@
 import { endpoint, type EndpointTable } from "./endpoint.js";
 import {
   affectedBySchema,
+  anomaliesSchema,
+  anomalyFeedbackSchema,
   compilerStatusSchema,
   metricIRSchema,
   metricStatusSchema,
@@ -37,6 +39,8 @@ import {
   testRunSchema,
 } from "./response-schemas.js";
 import {
+  anomaliesInput,
+  anomalyFeedbackInput,
   irListingQuery,
   metricNameInput,
   noInput,
@@ -152,6 +156,29 @@ export const endpoints = {
     success: { 200: "the scan" },
     errors: ["not_found"],
     call: (s, { id }) => s.reliability.getScan(id),
+  }),
+  "reliability.anomalies": endpoint({
+    method: "GET",
+    path: "/v1/reliability/anomalies/:metric",
+    auth: "read",
+    summary: "A metric's anomaly series: every bucket of the training and detection span with its expected band, oldest first",
+    input: anomaliesInput,
+    output: anomaliesSchema,
+    success: { 200: "the metric's series (none for a metric without anomaly rules)" },
+    errors: ["not_found"],
+    call: (s, { metric }) => s.anomalies.series(metric),
+  }),
+  "reliability.anomalyFeedback": endpoint({
+    method: "POST",
+    path: "/v1/reliability/anomalies/:metric/feedback",
+    auth: "write",
+    summary: "Mark a flagged bucket as expected: it stops alerting and goes back into training (at the next scan)",
+    input: anomalyFeedbackInput,
+    body: true,
+    output: anomalyFeedbackSchema,
+    success: { 200: "the feedback as stored (marking a bucket twice keeps the first)" },
+    errors: ["not_found"],
+    call: (s, input) => s.anomalies.feedback(input),
   }),
 } satisfies EndpointTable;
 

@@ -245,3 +245,44 @@ export const trpcErrorSchema = z
     }),
   })
   .meta({ id: "TrpcError" });
+
+const nullableNumber = z.number().nullable();
+
+export const anomalyBucketSchema = z
+  .object({
+    start: timestamp.meta({ description: "the bucket's start, ISO 8601 UTC" }),
+    value: nullableNumber.meta({ description: "the observed value; null where the bucket has none (an average of no rows)" }),
+    expected: nullableNumber.meta({ description: "null where the bucket had too little history to be scored" }),
+    lower: nullableNumber,
+    upper: nullableNumber,
+    anomalous: z.boolean(),
+    feedback: z.boolean().meta({ description: "a person marked it expected: never flagged, used in training" }),
+  })
+  .meta({ id: "AnomalyBucket" });
+
+export const anomaliesSchema = z
+  .object({
+    metric: z.string(),
+    series: z.array(
+      z
+        .object({
+          rule: z.enum(["volume_anomaly", "metric_value_anomaly"]),
+          measure: z.string().meta({ description: "rows for the volume series; the measure's alias (input.alias in a derived metric)" }),
+          grain: z.enum(ANOMALY_GRAINS),
+          buckets: z.array(anomalyBucketSchema).meta({ description: "every bucket of the training and detection span, oldest first" }),
+        })
+        .meta({ id: "AnomalySeries" }),
+    ),
+  })
+  .meta({ id: "Anomalies" });
+
+export const anomalyFeedbackSchema = z
+  .object({
+    metric: z.string(),
+    rule: z.enum(["volume_anomaly", "metric_value_anomaly"]),
+    measure: z.string(),
+    start: timestamp,
+    expected: z.literal(true),
+    created_at: timestamp.meta({ description: "when the bucket was first marked expected" }),
+  })
+  .meta({ id: "AnomalyFeedback" });

@@ -87,6 +87,27 @@ export const scanInput = z.object({ wait: waitFlag.optional() });
 /** The input of an endpoint that takes none (tRPC: no input; REST: the query string is ignored). */
 export const noInput = z.object({});
 
+/** The anomaly series rules: the ones with buckets a chart can draw and feedback can mark. */
+export const SERIES_RULES = ["volume_anomaly", "metric_value_anomaly"] as const;
+export const anomaliesInput = z.object({ metric: metricName });
+export const anomalyFeedbackInput = z.object({
+  metric: metricName,
+  rule: z.enum(SERIES_RULES, { error: `expected one of ${SERIES_RULES.join(", ")}` }),
+  measure: z
+    .string({ error: "expected a string" })
+    .max(300, { error: "expected a measure name of at most 300 characters" })
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/, {
+      error: "expected a measure name (alias, or input.alias of a derived metric)",
+    }),
+  start: z
+    .string({ error: "expected a string" })
+    .max(64, { error: "expected an ISO 8601 timestamp" })
+    .pipe(z.iso.datetime({ offset: true, error: "expected an ISO 8601 timestamp, e.g. 2026-11-23T00:00:00.000Z" })),
+  expected: z.literal(true, { error: "expected true (feedback marks a flagged bucket as expected)" }),
+});
+
+export type AnomalyFeedbackInput = z.output<typeof anomalyFeedbackInput>;
+
 export type ScanInput = z.output<typeof scanInput>;
 
 /** One line naming the parameter of the first problem, e.g. `invalid name: expected a metric name ...`. */

@@ -31,7 +31,7 @@ export interface CacheSources {
  * was built from.
  */
 export function cachedServices(services: Services, { readModel, getSnapshot }: CacheSources): Services {
-  const { validation, compiler, reliability } = services;
+  const { validation, compiler, reliability, anomalies } = services;
   const testListings = new WeakMap<CatalogSnapshot, Promise<TestListing>>();
   const irListings = new WeakMap<CatalogSnapshot, { sqlErrors: number; listing: Promise<CompilerStatusView> }>();
   const statusListings = new WeakMap<ReadView, Promise<StatusListingView>>();
@@ -88,5 +88,7 @@ export function cachedServices(services: Services, { readModel, getSnapshot }: C
       triggerScan: (options) => reliability.triggerScan(options),
       getScan: (id) => reliability.getScan(id),
     },
+    // Series are scored with the feedback of the moment: not cached here (the series cache holds the data).
+    anomalies,
   };
 }

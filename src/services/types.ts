@@ -5,6 +5,8 @@ import type { ReliabilityStatus } from "../derive/types.js";
 import type { PageRequest } from "./paginate.js";
 import type {
   AffectedByView,
+  AnomaliesView,
+  AnomalyFeedbackView,
   CompilerStatusView,
   MetricStatusView,
   ScanTriggerView,
@@ -54,8 +56,25 @@ export interface ReliabilityService {
   getScan(id: string): Promise<ScanView>;
 }
 
+export interface AnomalyFeedbackRequest {
+  metric: string;
+  rule: "volume_anomaly" | "metric_value_anomaly";
+  measure: string;
+  /** ISO 8601 */
+  start: string;
+  expected: true;
+}
+
+export interface AnomalyService {
+  /** Every series of the metric's anomaly checks with its band; throws not_found for a metric outside the catalogue. */
+  series(metric: string): Promise<AnomaliesView>;
+  /** Marks a flagged bucket expected; bad_request when the metric has no such series or the bucket was never flagged. */
+  feedback(request: AnomalyFeedbackRequest): Promise<AnomalyFeedbackView>;
+}
+
 export interface Services {
   validation: ValidationService;
   compiler: CompilerService;
   reliability: ReliabilityService;
+  anomalies: AnomalyService;
 }

@@ -158,3 +158,36 @@ export function periodView(period: StatusPeriod): StatusPeriodView {
 
 const PROBLEM_STATUSES: ReadonlySet<TestStatus> = new Set(["failing", "warning"]);
 export const isProblem = (r: TestResult): boolean => PROBLEM_STATUSES.has(r.status);
+
+export interface AnomalyBucketView {
+  /** ISO 8601 UTC */
+  start: string;
+  value: number | null;
+  expected: number | null;
+  lower: number | null;
+  upper: number | null;
+  anomalous: boolean;
+  feedback: boolean;
+}
+
+export interface AnomalySeriesView {
+  rule: "volume_anomaly" | "metric_value_anomaly";
+  measure: string;
+  grain: "hour" | "day";
+  /** every bucket of the training and detection span, oldest first */
+  buckets: AnomalyBucketView[];
+}
+
+export interface AnomaliesView {
+  metric: string;
+  series: AnomalySeriesView[];
+}
+
+export interface AnomalyFeedbackView {
+  metric: string;
+  rule: "volume_anomaly" | "metric_value_anomaly";
+  measure: string;
+  start: string;
+  expected: true;
+  created_at: string;
+}

@@ -34,6 +34,8 @@ import { responseValidator, type OpenApiDocument } from "../e2e/openapi-validato
 import { testReadModel, testScanService } from "../helpers/scan-service.js";
 import { targets, type TestDatabase } from "../store/databases.js";
 import { pino } from "pino";
+import { createAnomalyService } from "../../src/services/anomaly-service.js";
+import { createSeriesCache } from "../../src/read-model/series-cache.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
@@ -93,6 +95,13 @@ beforeAll(async () => {
       validation: createValidationService({ getSnapshot, scanService }),
       compiler: createCompilerService({ getSnapshot }),
       reliability: createReliabilityService({ readModel, store, scanService }),
+      anomalies: createAnomalyService({
+        readModel,
+        store,
+        warehouses: new Map([["default", warehouse]]),
+        seriesCache: createSeriesCache(),
+        maxQuerySize: 262_144,
+      }),
     },
     { readModel, getSnapshot },
   );
@@ -157,7 +166,11 @@ describe("the endpoint table", () => {
     expectTypeOf<Out["compiler"]["irByName"]>().toEqualTypeOf<MetricIR>();
     expectTypeOf<Out["semanticTests"]["run"]>().toEqualTypeOf<v.TestRunView>();
     expectTypeOf<keyof In>().toEqualTypeOf<"validation" | "semanticTests" | "compiler" | "reliability">();
-    expectTypeOf<keyof In["reliability"]>().toEqualTypeOf<"status" | "statusByName" | "affectedBy" | "scan" | "scanById">();
+    expectTypeOf<keyof In["reliability"]>().toEqualTypeOf<
+      "status" | "statusByName" | "affectedBy" | "scan" | "scanById" | "anomalies" | "anomalyFeedback"
+    >();
+    expectTypeOf<Out["reliability"]["anomalies"]>().toEqualTypeOf<v.AnomaliesView>();
+    expectTypeOf<Out["reliability"]["anomalyFeedback"]>().toEqualTypeOf<v.AnomalyFeedbackView>();
     expectTypeOf<inferRouterInputs<TestRouter>["anomalies"]["feedback"]>().toEqualTypeOf<z.input<typeof feedbackInput>>();
   });
 

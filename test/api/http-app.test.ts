@@ -23,6 +23,8 @@ import type { Store } from "../../src/store/store.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { targets, type TestDatabase } from "../store/databases.js";
+import { createSeriesCache } from "../../src/read-model/series-cache.js";
+import { createAnomalyService } from "../../src/services/anomaly-service.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
@@ -66,6 +68,13 @@ beforeAll(async () => {
       validation: createValidationService({ getSnapshot, scanService }),
       compiler: createCompilerService({ getSnapshot }),
       reliability: createReliabilityService({ readModel, store, scanService }),
+      anomalies: createAnomalyService({
+        readModel,
+        store,
+        warehouses: new Map([["default", warehouse]]),
+        seriesCache: createSeriesCache(),
+        maxQuerySize: 262_144,
+      }),
     },
     auth: { keys: [RW], readonlyKeys: [RO] },
     metrics,

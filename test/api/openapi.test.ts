@@ -54,6 +54,8 @@ describe("OpenAPI document", () => {
     expectTypeOf<v.AffectedByView>().toEqualTypeOf<z.output<typeof r.affectedBySchema>>();
     expectTypeOf<v.ScanView>().toEqualTypeOf<z.output<typeof r.scanSchema>>();
     expectTypeOf<v.ScanTriggerView>().toEqualTypeOf<z.output<typeof r.scanTriggerSchema>>();
+    expectTypeOf<v.AnomaliesView>().toEqualTypeOf<z.output<typeof r.anomaliesSchema>>();
+    expectTypeOf<v.AnomalyFeedbackView>().toEqualTypeOf<z.output<typeof r.anomalyFeedbackSchema>>();
     // Lists: next_cursor is optional in both (present when the request had query parameters).
     expectTypeOf<Extends<v.TestListing, z.output<typeof r.testListingSchema>>>().toEqualTypeOf<true>();
     expectTypeOf<Extends<v.StatusListingView, z.output<typeof r.statusListingSchema>>>().toEqualTypeOf<true>();

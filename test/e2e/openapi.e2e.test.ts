@@ -77,6 +77,8 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
     for (const table of ["shop.orders", "customers", "shop.nothing_reads_this"]) {
       await check("get", "/v1/reliability/affected-by/{table}", `/v1/reliability/affected-by/${table}`, { key: RO_KEY, expect: 200 });
     }
+    for (const metric of ["deliveries_shipped", "seller_payouts", "revenue_per_order", "average_product_price"])
+      await check("get", "/v1/reliability/anomalies/{metric}", `/v1/reliability/anomalies/${metric}`, { key: RO_KEY, expect: 200 });
   });
 
   it("validates the POST endpoints and the scan they leave", async () => {
@@ -86,6 +88,33 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
       await check("get", "/v1/reliability/scans/{id}", `/v1/reliability/scans/${id}`, { key: RO_KEY, expect: 200 });
     }
     await check("post", "/v1/semantic-tests/run", "/v1/semantic-tests/run", { key: RW_KEY, expect: 200 });
+    // Feedback on the planted volume drop (the flagged bucket, read from the series).
+    const volume = await check("get", "/v1/reliability/anomalies/{metric}", "/v1/reliability/anomalies/deliveries_shipped", {
+      key: RO_KEY,
+      expect: 200,
+    });
+    const flagged = volume.body.series[0].buckets.find((b: { anomalous: boolean }) => b.anomalous);
+    const feedback = { rule: "volume_anomaly", measure: "rows", start: flagged.start, expected: true };
+    await check("post", "/v1/reliability/anomalies/{metric}/feedback", "/v1/reliability/anomalies/deliveries_shipped/feedback", {
+      key: RW_KEY,
+      expect: 200,
+      json: feedback,
+    });
+    await check("post", "/v1/reliability/anomalies/{metric}/feedback", "/v1/reliability/anomalies/deliveries_shipped/feedback", {
+      key: RW_KEY,
+      expect: 400,
+      json: { ...feedback, start: "2000-01-01T00:00:00.000Z" },
+    });
+    await check("post", "/v1/reliability/anomalies/{metric}/feedback", "/v1/reliability/anomalies/no_such_metric/feedback", {
+      key: RW_KEY,
+      expect: 404,
+      json: feedback,
+    });
+    await check("post", "/v1/reliability/anomalies/{metric}/feedback", "/v1/reliability/anomalies/deliveries_shipped/feedback", {
+      key: RO_KEY,
+      expect: 403,
+      json: feedback,
+    });
   });
 
   it("validates the error responses", async () => {
@@ -95,6 +124,8 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
       expect: 401,
     });
     await check("get", "/v1/compiler/ir/{name}", "/v1/compiler/ir/no_such_metric", { key: RO_KEY, expect: 404 });
+    await check("get", "/v1/reliability/anomalies/{metric}", "/v1/reliability/anomalies/no_such_metric", { key: RO_KEY, expect: 404 });
+    await check("get", "/v1/reliability/anomalies/{metric}", "/v1/reliability/anomalies/Not-A-Name", { key: RO_KEY, expect: 400 });
     await check("get", "/v1/reliability/status/{name}", "/v1/reliability/status/Not-A-Name", { key: RO_KEY, expect: 400 });
     await check("get", "/v1/reliability/scans/{id}", `/v1/reliability/scans/${randomUUID()}`, { key: RO_KEY, expect: 404 });
     await check("get", "/v1/reliability/scans/{id}", "/v1/reliability/scans/not-a-uuid", { key: RO_KEY, expect: 400 });
@@ -115,6 +146,16 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
     expect(one.body.result.data.name).toBe("gross_revenue");
     await get("reliability.statusByName", { name: "gross_revenue" }, RO_KEY, 200);
     await get("reliability.affectedBy", { table: "shop.orders" }, RO_KEY, 200);
+    const payouts = await get("reliability.anomalies", { metric: "seller_payouts" }, RO_KEY, 200);
+    await get("reliability.anomalies", { metric: "no_such_metric" }, RO_KEY, 404);
+    const spike = payouts.body.result.data.series[1].buckets.find((b: { anomalous: boolean }) => b.anomalous);
+    const mark = { metric: "seller_payouts", rule: "metric_value_anomaly", measure: "paid_out", start: spike.start, expected: true };
+    await check("post", "/trpc/reliability.anomalyFeedback", "/trpc/reliability.anomalyFeedback", { key: RW_KEY, expect: 200, json: mark });
+    await check("post", "/trpc/reliability.anomalyFeedback", "/trpc/reliability.anomalyFeedback", {
+      key: RW_KEY,
+      expect: 400,
+      json: { ...mark, measure: "nope" },
+    });
 
     const scan = await check("post", "/trpc/reliability.scan", "/trpc/reliability.scan", {
       key: RW_KEY,

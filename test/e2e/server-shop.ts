@@ -25,10 +25,21 @@ async function shopIsFresh(conn: ServerConnection): Promise<boolean> {
   try {
     const counts = Object.keys(ROW_COUNTS).map((t) => `(SELECT count() FROM ${DEMO_DATABASE}.${t}) AS ${t}`);
     const age = `(SELECT toUInt64(now()) - toUInt64(max(created_at)) FROM ${DEMO_DATABASE}.orders) AS age`;
-    const [row] = await warehouse.query(`SELECT ${counts.join(", ")}, ${age}`, { queryId: `e2e-shop-check-${Date.now()}` });
+    // The anomaly tables' rows depend on the day of seeding (the planted days are "2 days ago" and
+    // "yesterday"): they must exist, seeded on the current UTC day.
+    const anomalies = `(SELECT count() > 0 FROM ${DEMO_DATABASE}.deliveries) + (SELECT count() > 0 FROM ${DEMO_DATABASE}.payouts) AS anomaly_tables`;
+    const today = `(SELECT intDiv(toUInt32(max(created_at)), 86400) = intDiv(toUInt32(now()), 86400) FROM ${DEMO_DATABASE}.orders) AS today`;
+    const [row] = await warehouse.query(`SELECT ${counts.join(", ")}, ${age}, ${anomalies}, ${today}`, {
+      queryId: `e2e-shop-check-${Date.now()}`,
+    });
     if (!row) return false;
-    const { age: seconds, ...rest } = row;
-    return JSON.stringify(rest) === JSON.stringify(ROW_COUNTS) && Number(seconds) < MAX_AGE_SECONDS;
+    const { age: seconds, anomaly_tables: anomalyTables, today: seededToday, ...rest } = row;
+    return (
+      JSON.stringify(rest) === JSON.stringify(ROW_COUNTS) &&
+      Number(seconds) < MAX_AGE_SECONDS &&
+      Number(anomalyTables) === 2 &&
+      Number(seededToday) === 1
+    );
   } catch {
     return false; // a missing database or table: seed
   } finally {

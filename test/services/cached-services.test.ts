@@ -21,6 +21,8 @@ import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { testReadModel, testScanService } from "../helpers/scan-service.js";
 import { targets, type TestDatabase } from "../store/databases.js";
 import { ir } from "./fixtures.js";
+import { createAnomalyService } from "../../src/services/anomaly-service.js";
+import { createSeriesCache } from "../../src/read-model/series-cache.js";
 
 const logger = pino({ level: "silent" });
 const pglite = targets.find((t) => t.name === "pglite")!;
@@ -55,6 +57,13 @@ beforeAll(async () => {
     validation: createValidationService({ getSnapshot, scanService }),
     compiler: createCompilerService({ getSnapshot }),
     reliability: createReliabilityService({ readModel, store, scanService }),
+    anomalies: createAnomalyService({
+      readModel,
+      store,
+      warehouses: new Map([["default", warehouse]]),
+      seriesCache: createSeriesCache(),
+      maxQuerySize: 262_144,
+    }),
   };
   cached = cachedServices(raw, { readModel, getSnapshot });
 });
