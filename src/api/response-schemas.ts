@@ -141,6 +141,7 @@ export const metricIRSchema = z
         training_buckets: count,
         detection_buckets: count,
         sensitivity: z.number().meta({ description: "the expected band's half-width in robust deviations" }),
+        freshness_sensitivity: z.number().meta({ description: "freshness_anomaly's, in robust deviations of the log gaps between rows" }),
         seasonality: z.enum(ANOMALY_SEASONALITIES),
         severity: z.enum(ANOMALY_SEVERITIES).meta({ description: "medium: an anomaly makes the metric degraded; high: unreliable" }),
       })

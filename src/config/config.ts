@@ -69,7 +69,8 @@ const EnvSchema = z.object({
   ANOMALY_TRAINING_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
   /** unset: 2 */
   ANOMALY_DETECTION_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
-  ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).default(4),
+  /** unset: each rule's calibrated default (series 3 by day, 3.5 by hour; freshness 4) */
+  ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).optional(),
   ANOMALY_SEASONALITY: z.enum(ANOMALY_SEASONALITIES, { error: `expected one of ${ANOMALY_SEASONALITIES.join("|")}` }).default("auto"),
 });
 
@@ -146,7 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       grain: rest.ANOMALY_GRAIN,
       training_buckets: rest.ANOMALY_TRAINING_BUCKETS ?? null,
       detection_buckets: rest.ANOMALY_DETECTION_BUCKETS ?? null,
-      sensitivity: rest.ANOMALY_SENSITIVITY,
+      sensitivity: rest.ANOMALY_SENSITIVITY ?? null,
       seasonality: rest.ANOMALY_SEASONALITY,
     },
     DATA_DIR: path.resolve(rest.DATA_DIR),

@@ -6,7 +6,6 @@
 //   anomalous bucket, its value and the expected range; sample_sql selects that bucket's rows.
 // - freshness_anomaly: one fact (rows_total 1): is the gap since the newest row beyond the
 //   table's usual cadence?
-import { resolveSettings } from "../anomaly/defaults.js";
 import { freshnessVerdict } from "../anomaly/freshness-cadence.js";
 import { scoreSeries } from "../anomaly/score-series.js";
 import type { SeriesKind, SeriesVerdict } from "../anomaly/types.js";
@@ -75,11 +74,11 @@ export function bucketLabel(startMs: number, settings: SeriesSettings): string {
   return settings.grain === "day" ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-/** Numbers as people read them: thousands separated, at most 3 significant decimals. */
+/** Numbers as people read them: whole from 100 on, else 3 significant digits; thousands separated. */
 export function formatValue(value: number | null): string {
   if (value === null || !Number.isFinite(value)) return "no value";
-  const rounded = Math.abs(value) >= 100 ? Math.round(value) : Number(value.toPrecision(3));
-  return rounded.toLocaleString("en-US", { maximumFractionDigits: 3 });
+  if (Math.abs(value) >= 100) return Math.round(value).toLocaleString("en-US");
+  return value.toLocaleString("en-US", { maximumSignificantDigits: 3 });
 }
 
 /** The rows of one bucket of the check's series, as clickhouse-client would take them. */
@@ -108,8 +107,8 @@ export function observeSeries(
   const what = probe.type === "volume_series" ? "rows" : seriesMeasure(probe).replace(/`/g, "");
   if (verdict.kind === "insufficient_history") {
     const usable = verdict.buckets.filter((b) => Number.isFinite(b.value)).length;
-    const needed = resolveSettings(settings).min_history;
-    const reason = `not enough history yet (${usable} complete ${plural(settings, usable)} with a value; scoring needs ${needed} before the first detection ${GRAIN_NOUN[settings.grain][0]})`;
+    const window = `${formatCount(verdict.buckets.length)}-${GRAIN_NOUN[settings.grain][0]} window`;
+    const reason = `not enough history yet (${usable} complete ${plural(settings, usable)} with a value in the ${window})`;
     return { observation: notApplicable(reason), flagged: [] };
   }
   const anomalous = verdict.buckets.filter((b) => b.in_detection && b.anomalous);

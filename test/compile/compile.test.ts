@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCatalog } from "../../src/catalog/parse-catalog.js";
+import { DEFAULT_FRESHNESS_SENSITIVITY, DEFAULT_SENSITIVITY } from "../../src/anomaly/defaults.js";
+import { FRESHNESS_SENSITIVITY, GRAIN_DEFAULTS } from "../../src/compile/anomaly-settings.js";
 import { compileCatalog, compileMetric } from "../../src/compile/compile.js";
 import { declaredNonNegative } from "../../src/compile/measure-hints.js";
 
@@ -86,7 +88,8 @@ describe("compileMetric", () => {
         grain: "day",
         training_buckets: 56,
         detection_buckets: 2,
-        sensitivity: 4,
+        sensitivity: 3,
+        freshness_sensitivity: 4,
         seasonality: "auto",
         severity: "medium",
       },
@@ -152,6 +155,7 @@ describe("compileMetric", () => {
       training_buckets: 672,
       detection_buckets: 3,
       sensitivity: 4.5,
+      freshness_sensitivity: 4.5,
       seasonality: "weekly",
       severity: "high",
     });
@@ -159,9 +163,19 @@ describe("compileMetric", () => {
     // No timestamp: no series to read.
     expect(c).toMatchObject({ enabled: false });
     expect(d).toMatchObject({ enabled: true, training_buckets: 90, detection_buckets: 10_000, severity: "medium" });
-    // Switched off globally, on where a metric says so.
+    // Sensitivity left out everywhere: each rule's calibrated default.
+    const calibrated = compileCatalog(catalog.metrics, { ...defaults, sensitivity: null }).map((x) => x.anomalies);
+    expect(calibrated[0]).toMatchObject({ grain: "hour", sensitivity: 4.5 });
+    expect(calibrated[1]).toMatchObject({ grain: "day", sensitivity: 3, freshness_sensitivity: 4 });
+    // Switched off globally: off unless a metric says enabled: true (none here).
     const off = compileCatalog(catalog.metrics, { ...defaults, enabled: false }).map((ir) => ir.anomalies!.enabled);
     expect(off).toEqual([false, false, false, false]);
+  });
+
+  it("defaults the sensitivity per grain as the anomaly stage is calibrated", () => {
+    expect(GRAIN_DEFAULTS.day.sensitivity).toBe(DEFAULT_SENSITIVITY.day);
+    expect(GRAIN_DEFAULTS.hour.sensitivity).toBe(DEFAULT_SENSITIVITY.hour);
+    expect(FRESHNESS_SENSITIVITY).toBe(DEFAULT_FRESHNESS_SENSITIVITY);
   });
 
   it("keeps the catalogue order and does not share arrays with the definitions", () => {

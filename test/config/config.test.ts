@@ -38,7 +38,7 @@ describe("loadConfig", () => {
       grain: "day",
       training_buckets: null,
       detection_buckets: null,
-      sensitivity: 4,
+      sensitivity: null,
       seasonality: "auto",
     });
     const set = loadConfig({

@@ -9,6 +9,7 @@ const ON: AnomalySettingsIR = {
   training_buckets: 56,
   detection_buckets: 2,
   sensitivity: 3,
+  freshness_sensitivity: 4,
   seasonality: "auto",
   severity: "medium",
 };
@@ -81,10 +82,10 @@ describe("anomaly rules", () => {
     const [fresh] = anomalyTests().filter((t) => t.rule === "freshness_anomaly");
     expect(fresh).toMatchObject({
       name: "newest created_at is within the table's usual loading gap",
-      check: "now() - max(created_at) within the gaps between its rows over 8w, sensitivity 3",
+      check: "now() - max(created_at) within the gaps between its rows over 8w, sensitivity 4",
       filter: null,
       filter_columns: [],
-      probe: { type: "load_cadence", timestamp: "created_at", window_seconds: 56 * 86_400, sensitivity: 3 },
+      probe: { type: "load_cadence", timestamp: "created_at", window_seconds: 56 * 86_400, sensitivity: 4 },
       sample_sql: "SELECT max(`created_at`) AS newest, now() AS checked_at FROM `shop`.`orders` WHERE `created_at` <= now() + 300",
     });
     expect(anomalyTests(metric({ freshness_seconds: 3600 })).map((t) => t.rule)).not.toContain("freshness_anomaly");

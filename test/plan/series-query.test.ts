@@ -14,6 +14,7 @@ const ON: AnomalySettingsIR = {
   training_buckets: 56,
   detection_buckets: 2,
   sensitivity: 4,
+  freshness_sensitivity: 4,
   seasonality: "auto",
   severity: "medium",
 };

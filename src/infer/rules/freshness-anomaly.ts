@@ -14,20 +14,21 @@ export function freshnessAnomaly(ir: MetricIR): InferredTest[] {
   const table = ir.table;
   const timestamp = ir.timestamp;
   // A declared freshness says how stale is too stale; the learnt cadence would only second-guess it.
-  if (settings === null || table === null || timestamp === null || ir.freshness_seconds !== null) return [];
+  const sensitivity = ir.anomalies?.freshness_sensitivity;
+  if (settings === null || table === null || timestamp === null || ir.freshness_seconds !== null || sensitivity === undefined) return [];
   // The cadence depends on the history's span and the sensitivity only: not on grain or detection.
   const windowSeconds = settings.training_buckets * GRAIN_SECONDS[settings.grain];
   return [
     makeTest(ir, {
       rule: "freshness_anomaly",
       name: `newest ${timestamp} is within the table's usual loading gap`,
-      check: `now() - max(${timestamp}) within the gaps between its rows over ${formatSeconds(windowSeconds)}, sensitivity ${settings.sensitivity}`,
+      check: `now() - max(${timestamp}) within the gaps between its rows over ${formatSeconds(windowSeconds)}, sensitivity ${sensitivity}`,
       severity: anomalySeverity(ir),
       confidence: "medium",
       table,
       filter: null,
       columns: [{ table, column: timestamp }],
-      probe: { type: "load_cadence", timestamp, window_seconds: windowSeconds, sensitivity: settings.sensitivity },
+      probe: { type: "load_cadence", timestamp, window_seconds: windowSeconds, sensitivity },
     }),
   ];
 }

@@ -1,0 +1,250 @@
+// The pure step from anomaly series to observations: which window is scored, what the message
+// and the sample query say, what is flagged for the store; verdicts are built by hand here (a
+// unit test of the observation), and by the real scoring in scoreCheck.
+import { describe, expect, it } from "vitest";
+import type { BucketVerdict, SeriesVerdict } from "../../src/anomaly/types.js";
+import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
+import {
+  bucketLabel,
+  bucketRowsSql,
+  feedbackIndex,
+  formatValue,
+  observeCadence,
+  observeSeries,
+  scoreCheck,
+  seriesKind,
+  seriesMeasure,
+} from "../../src/evaluate/anomaly-observation.js";
+import { judgeAnomalyCheck, locateAnomalyChecks } from "../../src/evaluate/anomaly-judge.js";
+import { readSeries } from "../../src/evaluate/series-values.js";
+import { inferTests } from "../../src/infer/infer.js";
+import type { InferredTest } from "../../src/infer/types.js";
+import type { SeriesGroup } from "../../src/plan/series-query.js";
+import { structured } from "../infer/fixtures.js";
+
+const DAY = 86_400;
+const ON: AnomalySettingsIR = {
+  enabled: true,
+  grain: "day",
+  training_buckets: 40,
+  detection_buckets: 2,
+  sensitivity: 4,
+  freshness_sensitivity: 4,
+  seasonality: "none",
+  severity: "medium",
+};
+const ir = structured({
+  timestamp: "created_at",
+  filter: "status = 'completed'",
+  filter_columns: ["status"],
+  anomalies: ON,
+  measures: [
+    { alias: "revenue", function: "Sum", column: "amount" },
+    { alias: "p95", function: "Percentile", column: "amount", percentile: 0.95 },
+    { alias: "buyers", function: "CountDistinct", column: "customer_id" },
+  ],
+});
+const tests = inferTests(ir, [ir]);
+const byRule = (rule: string, measure?: string) => tests.find((t) => t.rule === rule && (measure === undefined || t.measure === measure))!;
+const volume = byRule("volume_anomaly");
+const revenue = byRule("metric_value_anomaly", "revenue");
+const freshness = byRule("freshness_anomaly");
+const group = { timestamp: "created_at", kind: "datetime" as const };
+
+const bucket = (day: number, value: number, extra: Partial<BucketVerdict> = {}): BucketVerdict => ({
+  start: day * DAY * 1000,
+  value,
+  expected: 100,
+  lower: 80,
+  upper: 120,
+  anomalous: false,
+  feedback: false,
+  in_detection: false,
+  deviations: 0,
+  ...extra,
+});
+const verdict = (buckets: BucketVerdict[], extra: Partial<SeriesVerdict> = {}): SeriesVerdict => ({
+  kind: "scored",
+  seasonality: "none",
+  buckets,
+  scored: buckets.filter((b) => b.in_detection).length,
+  anomalous: buckets.filter((b) => b.in_detection && b.anomalous).length,
+  level_shift_at: null,
+  level_shifts: [],
+  ...extra,
+});
+
+describe("anomaly observations", () => {
+  it("kinds and measures of series", () => {
+    expect([seriesKind(volume.probe as never), seriesKind(revenue.probe as never)]).toEqual(["count", "value"]);
+    expect(seriesKind(byRule("metric_value_anomaly", "buyers").probe as never)).toBe("count");
+    expect([seriesMeasure(volume.probe as never), seriesMeasure(revenue.probe as never)]).toEqual(["count()", "Sum(`amount`)"]);
+    expect(seriesMeasure(byRule("metric_value_anomaly", "p95").probe as never)).toBe("Percentile(0.95)(`amount`)");
+  });
+
+  it("formats days, hours and values as people read them", () => {
+    expect(bucketLabel(Date.UTC(2026, 10, 23), { grain: "day" } as never)).toBe("2026-11-23");
+    expect(bucketLabel(Date.UTC(2026, 10, 23, 14), { grain: "hour" } as never)).toBe("2026-11-23 14:00 UTC");
+    expect([formatValue(222_900), formatValue(23.81), formatValue(0.012345), formatValue(null), formatValue(Number.NaN)]).toEqual([
+      "222,900",
+      "23.8",
+      "0.0123",
+      "no value",
+      "no value",
+    ]);
+  });
+
+  it("an anomalous detection bucket: counted, named with its value and band, its rows as the sample", () => {
+    const buckets = [
+      bucket(1, 100),
+      bucket(2, 100, { in_detection: true }),
+      bucket(3, 12, { in_detection: true, anomalous: true, deviations: -9 }),
+    ];
+    const { observation, flagged } = observeSeries(volume, group, verdict(buckets));
+    expect(observation).toEqual({
+      outcome: "measured",
+      rows_affected: 1,
+      rows_total: 2,
+      message: "1 of 2 days outside the expected range: 1970-01-04 had 12 rows, expected 80 to 120",
+      sample_sql:
+        "SELECT * FROM `shop`.`orders` WHERE (status = 'completed') AND `created_at` >= toDateTime(259200) AND `created_at` < toDateTime(345600) ORDER BY `created_at` LIMIT 10",
+    });
+    expect(flagged).toEqual([
+      {
+        check_key: volume.key,
+        rule: "volume_anomaly",
+        measure: "count()",
+        start: new Date(3 * DAY * 1000),
+        value: 12,
+        expected: 100,
+        lower: 80,
+        upper: 120,
+      },
+    ]);
+    // Anomalous training buckets are the method's business (left out of training), not findings.
+    const training = observeSeries(volume, group, verdict([bucket(1, 900, { anomalous: true }), bucket(2, 100, { in_detection: true })]));
+    expect(training.observation.rows_affected).toBe(0);
+    expect(training.flagged).toEqual([]);
+    expect(training.observation.message).toBe(
+      "rows within the expected range in 1 day (latest: 1970-01-03 had 100 rows, expected 80 to 120)",
+    );
+  });
+
+  it("not enough history is not applicable, saying how much there is and how much is needed", () => {
+    const { observation } = observeSeries(
+      revenue,
+      group,
+      verdict([bucket(1, 5), bucket(2, Number.NaN)], { kind: "insufficient_history", scored: 0 }),
+    );
+    expect(observation).toEqual({
+      outcome: "not_applicable",
+      rows_affected: 0,
+      rows_total: 0,
+      message: "not applicable: not enough history yet (1 complete day with a value in the 2-day window)",
+    });
+  });
+
+  it("freshness_anomaly: the gap since the newest row against the gaps between rows", () => {
+    const now = 100 * DAY;
+    const every5 = { now, rows: 1000, newest: now - 3600, oldest: now - 30 * DAY, gaps: [[5, 900]] as [number, number][] };
+    expect(observeCadence(freshness, { kind: "datetime" }, every5)).toEqual({
+      outcome: "measured",
+      rows_affected: 1,
+      rows_total: 1,
+      message: "newest row is 1h old; rows usually arrive every 5m, stale after 7m 30s",
+    });
+    const daily = { now, rows: 60, newest: now - 23 * 3600, oldest: now - 60 * DAY, gaps: [[1440, 59]] as [number, number][] };
+    expect(observeCadence(freshness, { kind: "datetime" }, daily)).toMatchObject({ rows_affected: 0, rows_total: 1 });
+    // A Date covers its whole day: yesterday's date at 10:00 today is 10 hours old.
+    const dates = { ...daily, newest: now - DAY, gaps: [[1440, 59]] as [number, number][] };
+    expect(observeCadence(freshness, { kind: "date" }, { ...dates, now: now + 10 * 3600 }).message).toMatch(/^newest row is 10h old;/);
+    expect(observeCadence(freshness, { kind: "datetime" }, { ...daily, rows: 0, newest: null })).toEqual({
+      outcome: "measured",
+      rows_affected: 1,
+      rows_total: 1,
+      message: "no rows in the last 40d",
+    });
+    expect(observeCadence(freshness, { kind: "datetime" }, { ...daily, gaps: [[1440, 2]] }).outcome).toBe("not_applicable");
+  });
+
+  it("bucket rows of a Date column compare with dates", () => {
+    expect(bucketRowsSql(volume, { timestamp: "day", kind: "date" }, 2 * DAY * 1000, DAY)).toBe(
+      "SELECT * FROM `shop`.`orders` WHERE (status = 'completed') AND `day` >= toDate('1970-01-03') AND `day` < toDate('1970-01-04') ORDER BY `day` LIMIT 10",
+    );
+  });
+});
+
+describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
+  // 50 days of 95..105 rows, then a drop to 20 on the last day.
+  const span = { start: 0, end: 50 * DAY, step: DAY };
+  const rows = Array.from({ length: 50 }, (_, d) => ({ b: d * DAY, total: d === 49 ? 20 : 100 + ((d * 37) % 11) - 5 }));
+  const series = readSeries(span, [{ outputs: [{ alias: "total", test_key: volume.key, part: "value", empty: 0 }], rows }]);
+  const plan: SeriesGroup = {
+    id: "g",
+    datasource: "default",
+    table: "shop.orders",
+    timestamp: "created_at",
+    kind: "datetime",
+    grains: [{ grain: "day", buckets: 42, tests: [volume] }],
+    cadenceTests: [freshness],
+    windowSeconds: 47 * DAY,
+  };
+  const reading = {
+    group: plan,
+    cadence: { now: 50 * DAY + 60, rows: 4000, newest: 50 * DAY, oldest: 0, gaps: [[15, 4000]] as [number, number][] },
+    error: null,
+    grains: [{ grain: "day" as const, series, failed: new Map<string, string>() }],
+  };
+
+  it("scores the check's own window (training + detection), oldest first", () => {
+    const v = scoreCheck(volume, series, new Map())!;
+    expect(v.buckets).toHaveLength(42);
+    expect(v.buckets[0]!.start).toBe(8 * DAY * 1000);
+    expect(v.buckets.filter((b) => b.in_detection).map((b) => b.start)).toEqual([48 * DAY * 1000, 49 * DAY * 1000]);
+    expect(v.buckets.filter((b) => b.anomalous).map((b) => b.value)).toEqual([20]);
+    const expected = scoreCheck(volume, series, feedbackIndex([{ check_key: volume.key, start: new Date(49 * DAY * 1000) }]))!;
+    expect(expected.buckets.at(-1)).toMatchObject({ anomalous: false, feedback: true });
+  });
+
+  it("judges every kind of answer the scan can have", () => {
+    const located = locateAnomalyChecks([plan], new Map([["g", reading]]), [
+      { test_key: "skipped", outcome: "not_applicable", reason: "x is String" },
+    ]);
+    const judged = judgeAnomalyCheck(volume, located.get(volume.key), new Map());
+    expect(judged).toMatchObject({ judged: true, observation: { outcome: "measured", rows_affected: 1, rows_total: 2 } });
+    expect(judged.flagged).toHaveLength(1);
+    expect(judgeAnomalyCheck(freshness, located.get(freshness.key), new Map()).observation).toMatchObject({
+      outcome: "measured",
+      rows_affected: 0,
+    });
+    expect(judgeAnomalyCheck({ key: "skipped" } as InferredTest, located.get("skipped"), new Map()).observation).toEqual({
+      outcome: "not_applicable",
+      rows_affected: 0,
+      rows_total: 0,
+      message: "not applicable: x is String",
+    });
+    const refused = {
+      ...reading,
+      grains: [{ ...reading.grains[0]!, failed: new Map([[volume.key, "ClickHouse error 153: Division by zero"]]) }],
+    };
+    expect(judgeAnomalyCheck(volume, { reading: refused, grain: refused.grains[0]! }, new Map())).toEqual({
+      observation: {
+        outcome: "not_evaluated",
+        rows_affected: 0,
+        rows_total: 0,
+        message: "not evaluated: ClickHouse error 153: Division by zero",
+      },
+      flagged: [],
+      judged: false,
+    });
+    const empty = { ...reading, grains: [{ ...reading.grains[0]!, series: null }] };
+    expect(judgeAnomalyCheck(volume, { reading: empty, grain: empty.grains[0]! }, new Map()).observation.message).toBe(
+      "not applicable: no rows in the history window (by day), nothing to compare",
+    );
+    expect(
+      judgeAnomalyCheck(volume, { reading: { ...reading, error: "no such datasource", cadence: null }, grain: null }, new Map()).observation
+        .outcome,
+    ).toBe("not_evaluated");
+    expect(judgeAnomalyCheck(volume, undefined, new Map()).observation.message).toBe("not evaluated: the anomaly check was not planned");
+  });
+});
