@@ -12,6 +12,7 @@ import { createReadModel } from "./read-model/read-model.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
+import { createBrowseService } from "./services/browse-service.js";
 import { createCompilerService } from "./services/compiler-service.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
 import { createReliabilityService } from "./services/reliability-service.js";
@@ -138,6 +139,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
       reliability,
     },
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
+    web: { browse: createBrowseService({ readModel, store }) },
     metrics,
     readiness,
     logger,

@@ -17,6 +17,7 @@ import { registerRoutes } from "./rest/routes.js";
 import { createAppRouter } from "./trpc/router.js";
 import { contextFactory } from "./trpc/trpc.js";
 import { appErrorOf } from "./trpc/trpc-errors.js";
+import { createWebApp, type WebAppOptions } from "../web/web-app.js";
 
 export interface HttpAppOptions {
   services: Services;
@@ -26,6 +27,8 @@ export interface HttpAppOptions {
   logger: Logger;
   /** DEFAULT_LIMITS when not given */
   limits?: HttpLimits;
+  /** the pages for people (src/web); without it the daemon serves the API only */
+  web?: Pick<WebAppOptions, "browse" | "anomalies">;
 }
 
 type SerializedReq = { method?: string; url?: string };
@@ -147,6 +150,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     authenticate(req.headers.authorization, "read");
     next();
   });
+  if (options.web) app.use(createWebApp({ ...options.web, services, auth: options.auth, authenticate, limits, logger }));
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));
   return app;
