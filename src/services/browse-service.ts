@@ -160,4 +160,3 @@ export function createBrowseService(options: BrowseServiceOptions): BrowseServic
     },
   };
 }
-

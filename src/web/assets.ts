@@ -52,7 +52,7 @@ th, td { text-align: left; padding: 6px 10px; border-bottom: 1px solid var(--lin
 th { background: var(--panel); font-weight: 600; white-space: nowrap; }
 th a { color: inherit; }
 td.num, th.num { text-align: right; }
-.tables a { margin-right: 6px; }
+
 nav.pager { display: flex; gap: 16px; align-items: center; margin: 12px 0; }
 nav.crumbs { color: var(--muted); margin-top: 4px; }
 .reason { font-size: 1.05rem; margin: 0 0 12px; }

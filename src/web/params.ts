@@ -38,7 +38,8 @@ export const tablePath = z.object({ table: tableName });
 
 /** Where to go after logging in or posting a form: a path on this site, never another host. */
 const LOCAL_PATH = /^\/(?![/\\])[A-Za-z0-9_.~%/?=&+-]*$/;
-export const nextPath = (value: unknown): string => (typeof value === "string" && value.length <= 512 && LOCAL_PATH.test(value) ? value : "/");
+export const nextPath = (value: unknown): string =>
+  typeof value === "string" && value.length <= 512 && LOCAL_PATH.test(value) ? value : "/";
 
 export const loginForm = z.object({
   key: z.string({ error: "enter an API key" }).min(1, { error: "enter an API key" }).max(512, { error: "that is not an API key" }),
@@ -47,7 +48,12 @@ export const loginForm = z.object({
 
 export const feedbackForm = z.object({
   rule: ruleId,
-  measure: optional(z.string().max(128).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a measure alias" })),
+  measure: optional(
+    z
+      .string()
+      .max(128)
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a measure alias" }),
+  ),
   start: z.iso.datetime({ offset: true, error: "expected an ISO 8601 time" }),
 });
 

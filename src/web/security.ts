@@ -62,18 +62,18 @@ export const noStore: RequestHandler = (_req, res, next) => {
  */
 export const sameOrigin: RequestHandler = (req, _res, next) => {
   const site = req.headers["sec-fetch-site"];
-  if (site !== undefined && site !== "same-origin" && site !== "none") throw new AppError("forbidden", "cross-site form posts are refused");
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== "null") {
-    let host: string | null = null;
-    try {
-      host = new URL(origin).host;
-    } catch {
-      host = null;
-    }
-    if (host !== req.headers.host) throw new AppError("forbidden", "cross-site form posts are refused");
-  } else if (origin === "null") {
-    throw new AppError("forbidden", "cross-site form posts are refused");
-  }
+  const crossSite =
+    (site !== undefined && site !== "same-origin" && site !== "none") || (origin !== undefined && hostOf(origin) !== req.headers.host);
+  if (crossSite) throw new AppError("forbidden", "cross-site form posts are refused");
   next();
 };
+
+/** The host of an Origin header; null for "null" (an opaque origin) or anything unparsable. */
+function hostOf(origin: string): string | null {
+  try {
+    return origin === "null" ? null : new URL(origin).host;
+  } catch {
+    return null;
+  }
+}

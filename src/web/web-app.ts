@@ -57,7 +57,10 @@ function toPageError(error: unknown): { status: number; headers: Record<string, 
 }
 
 function sendPage(res: Response, status: number, page: VNode): void {
-  res.status(status).type("html").send(`<!DOCTYPE html>${render(page)}`);
+  res
+    .status(status)
+    .type("html")
+    .send(`<!DOCTYPE html>${render(page)}`);
 }
 
 export function createWebApp(options: WebAppOptions): Router {
@@ -150,7 +153,11 @@ export function createWebApp(options: WebAppOptions): Router {
       page: state.page,
       pageSize: PAGE_SIZE,
     });
-    sendPage(res, 200, OverviewPage({ context: await context(req, await notice(query.scan)), table, state: { ...state, page: table.page } }));
+    sendPage(
+      res,
+      200,
+      OverviewPage({ context: await context(req, await notice(query.scan)), table, state: { ...state, page: table.page } }),
+    );
   });
 
   router.get("/metric/:name", ...page, requireSession, async (req, res) => {
@@ -191,7 +198,7 @@ export function createWebApp(options: WebAppOptions): Router {
   });
 
   // Anything else under the pages' prefixes (`/metric/a/b`, `/table/`) is a page that does not exist.
-  router.all(["/metric/*rest", "/table/*rest"], ...page, requireSession, () => {
+  router.all(["/metric", "/table", "/metric/*rest", "/table/*rest"], ...page, requireSession, () => {
     throw new AppError("not_found", "there is no such page");
   });
 

@@ -114,7 +114,16 @@ describe("metric table", () => {
       warning_tests: 0,
       safe_to_use: false,
     });
-    expect(rows.find((r) => r.metric_name === "delta_ratio")).toMatchObject({ kind: "derived", tables: [], inputs: ["zeta_revenue", "alpha_orders"] });
-    expect(rows.find((r) => r.metric_name === "never_scanned")).toMatchObject({ status: "unknown", safe_to_use: false, since: null, failing_tests: 0 });
+    expect(rows.find((r) => r.metric_name === "delta_ratio")).toMatchObject({
+      kind: "derived",
+      tables: [],
+      inputs: ["zeta_revenue", "alpha_orders"],
+    });
+    expect(rows.find((r) => r.metric_name === "never_scanned")).toMatchObject({
+      status: "unknown",
+      safe_to_use: false,
+      since: null,
+      failing_tests: 0,
+    });
   });
 });

@@ -8,7 +8,12 @@ import { markedExpected } from "../../src/web/anomaly-types.js";
 import { AnomalyChart } from "../../src/web/views/charts.js";
 
 const box: ChartBox = { width: 110, height: 120, left: 10, right: 0, top: 10, bottom: 10 };
-const bucket = (i: number, value: number | null, band: [number, number] | null, extra: Partial<AnomalyBucketView> = {}): AnomalyBucketView => ({
+const bucket = (
+  i: number,
+  value: number | null,
+  band: [number, number] | null,
+  extra: Partial<AnomalyBucketView> = {},
+): AnomalyBucketView => ({
   start: new Date(Date.UTC(2026, 0, 1 + i)).toISOString(),
   value,
   expected: band ? (band[0] + band[1]) / 2 : null,

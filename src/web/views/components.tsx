@@ -46,16 +46,22 @@ export function TableLinks({ row }: { row: Pick<MetricRowView, "tables" | "input
     return (
       <span class="tables">
         <span class="muted">from </span>
-        {row.inputs.map((input) => (
-          <a href={metricHref(input)}>{input}</a>
+        {row.inputs.map((input, i) => (
+          <>
+            {i > 0 ? ", " : ""}
+            <a href={metricHref(input)}>{input}</a>
+          </>
         ))}
       </span>
     );
   }
   return (
     <span class="tables">
-      {row.tables.map((table) => (
-        <a href={tableHref(table)}>{table}</a>
+      {row.tables.map((table, i) => (
+        <>
+          {i > 0 ? ", " : ""}
+          <a href={tableHref(table)}>{table}</a>
+        </>
       ))}
     </span>
   );

@@ -44,7 +44,9 @@ function Banners({ health, now, notice }: { health: ScanHealthView; now: Date; n
     banners.push(
       <p class="banner error" role="alert">
         <strong>Scans are failing.</strong>{" "}
-        {health.failures_since_success > 1 ? `The last ${plural(health.failures_since_success, "scan")} did not succeed; the newest` : "The last scan"}{" "}
+        {health.failures_since_success > 1
+          ? `The last ${plural(health.failures_since_success, "scan")} did not succeed; the newest`
+          : "The last scan"}{" "}
         {last.status} <When at={last.finished_at ?? last.started_at} now={now} />
         {last.error ? `: ${last.error}` : ""}.{" "}
         {since ? `The statuses shown are ${age(since, now)} old.` : "No scan has succeeded yet, so every status is unknown."}

@@ -117,7 +117,17 @@ function seriesLabel(series: AnomalySeriesView): string {
   return `${series.rule}${series.measure ? ` of ${series.measure}` : ""}, per ${series.grain}`;
 }
 
-function AnomalySeries({ metric, series, index, session }: { metric: string; series: AnomalySeriesView; index: number; session: WebSession | null }) {
+function AnomalySeries({
+  metric,
+  series,
+  index,
+  session,
+}: {
+  metric: string;
+  series: AnomalySeriesView;
+  index: number;
+  session: WebSession | null;
+}) {
   const label = seriesLabel(series);
   const flagged = series.buckets.filter((b) => b.anomalous);
   return (
@@ -162,7 +172,11 @@ function AnomalySeries({ metric, series, index, session }: { metric: string; ser
               <tr>
                 <th scope="row">{utc(bucket.start)}</th>
                 <td class="num">{bucket.value === null ? "none" : count(bucket.value)}</td>
-                <td>{bucket.lower === null || bucket.upper === null ? "not enough history" : `${count(bucket.lower)} – ${count(bucket.upper)}`}</td>
+                <td>
+                  {bucket.lower === null || bucket.upper === null
+                    ? "not enough history"
+                    : `${count(bucket.lower)} – ${count(bucket.upper)}`}
+                </td>
                 <td>
                   {markedExpected(bucket.feedback) ? (
                     "marked expected"
@@ -265,7 +279,9 @@ export function MetricPage({ context, detail, anomalies }: { context: PageContex
           ) : anomalies.view.series.length === 0 ? (
             <p class="muted">No anomaly series for this metric.</p>
           ) : (
-            anomalies.view.series.map((series, index) => <AnomalySeries metric={ir.name} series={series} index={index} session={context.session} />)
+            anomalies.view.series.map((series, index) => (
+              <AnomalySeries metric={ir.name} series={series} index={index} session={context.session} />
+            ))
           )}
         </Section>
       )}

@@ -37,7 +37,9 @@ function LastScan({ health, now }: { health: ScanHealthView | null; now: Date })
       Last scan: <Badge status={last.status} /> <When at={last.finished_at} now={now} />
       {last.finished_at ? <span class="muted"> ({utc(last.finished_at)})</span> : null}
       {took !== null ? `, took ${duration(took)}` : ""}, started by {last.trigger.replace("_", " ")}
-      {last.summary ? `: ${count(last.summary.total)} tests, ${count(last.summary.failing)} failing, ${count(last.summary.warning)} warning` : ""}
+      {last.summary
+        ? `: ${count(last.summary.total)} tests, ${count(last.summary.failing)} failing, ${count(last.summary.warning)} warning`
+        : ""}
       {last.error ? `: ${last.error}` : ""}
     </p>
   );
@@ -132,7 +134,11 @@ export function OverviewPage({ context, table, state }: { context: PageContext; 
       </table>
       {table.pages > 1 ? (
         <nav class="pager" aria-label="Pages">
-          {table.page > 1 ? <a href={overviewHref({ ...state, page: table.page - 1 })}>← Previous</a> : <span class="muted">← Previous</span>}
+          {table.page > 1 ? (
+            <a href={overviewHref({ ...state, page: table.page - 1 })}>← Previous</a>
+          ) : (
+            <span class="muted">← Previous</span>
+          )}
           <span>
             Page {count(table.page)} of {count(table.pages)}
           </span>
