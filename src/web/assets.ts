@@ -40,7 +40,8 @@ h3 { font-size: 1rem; margin: 18px 0 8px; }
 .panel p { margin: 4px 0; }
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
 form.filters { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: end; margin: 0 0 12px; }
-form.filters label { display: flex; flex-direction: column; font-size: 0.9rem; color: var(--muted); }
+form.filters .field { display: flex; flex-direction: column; }
+form.filters label { font-size: 0.9rem; color: var(--muted); }
 input, select, button { font: inherit; }
 input, select { padding: 5px 8px; border: 1px solid #8c959f; border-radius: 6px; background: var(--bg); color: var(--fg); }
 button { padding: 5px 12px; border: 1px solid #8c959f; border-radius: 6px; background: #f6f8fa; color: var(--fg); cursor: pointer; }

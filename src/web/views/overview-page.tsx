@@ -88,9 +88,9 @@ export function OverviewPage({ context, table, state }: { context: PageContext; 
         <ScanButton session={context.session} next={here} />
       </div>
       <form class="filters" method="get" action="/" role="search">
-        <label>
-          Status
-          <select name="status">
+        <div class="field">
+          <label for="f-status">Status</label>
+          <select id="f-status" name="status">
             <option value="" selected={state.status === undefined}>
               any
             </option>
@@ -100,11 +100,11 @@ export function OverviewPage({ context, table, state }: { context: PageContext; 
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          Metric or table name contains
-          <input type="search" name="q" value={state.q ?? ""} maxLength={128} />
-        </label>
+        </div>
+        <div class="field">
+          <label for="f-q">Metric or table name contains</label>
+          <input id="f-q" type="search" name="q" value={state.q ?? ""} maxLength={128} />
+        </div>
         {state.sort !== DEFAULT_SORT || state.dir !== DEFAULT_DIRECTION[state.sort] ? (
           <>
             <input type="hidden" name="sort" value={state.sort} />
