@@ -34,6 +34,8 @@ export interface MetricRowView extends StatusEntryView {
 }
 
 export interface MetricTableView {
+  /** when the read-model view it was read from was built: equal answers for equal queries until it changes */
+  as_of: string;
   /** every catalogue metric, whatever the filters */
   summary: StatusSummary;
   /** metrics matching the filters */
@@ -50,6 +52,8 @@ interface TableIndex {
   rows: MetricRowView[];
   /** lower-cased "name table1 table2 ..." per row, for the text filter */
   haystacks: string[];
+  /** each row's status, apart: a scan over plain strings, not over the row objects */
+  statuses: ReliabilityStatus[];
   summary: StatusSummary;
   orders: Map<string, Int32Array>;
 }
@@ -102,6 +106,7 @@ function buildIndex(view: ReadView): TableIndex {
   return {
     rows,
     haystacks: rows.map((r) => [r.metric_name, ...r.tables].join(" ").toLowerCase()),
+    statuses: rows.map((r) => r.status),
     summary: summarizeEntries(rows),
     orders: new Map(),
   };
@@ -116,14 +121,16 @@ export function createMetricTable(): (view: ReadView, query: MetricTableQuery) =
     const order = sortOrder(index, query.sort, query.direction);
     const size = Math.max(1, query.pageSize);
     const text = query.text?.trim().toLowerCase() ?? "";
-    const { rows, haystacks } = index;
+    const { rows, haystacks, statuses } = index;
     const filtered = query.status !== undefined || text !== "";
     let matched = rows.length;
     let positions: ArrayLike<number> = order;
     if (filtered) {
+      const status = query.status;
       const hits: number[] = [];
-      for (const position of order) {
-        if (query.status !== undefined && rows[position]!.status !== query.status) continue;
+      for (let i = 0; i < order.length; i++) {
+        const position = order[i]!;
+        if (status !== undefined && statuses[position] !== status) continue;
         if (text !== "" && !haystacks[position]!.includes(text)) continue;
         hits.push(position);
       }
@@ -134,6 +141,6 @@ export function createMetricTable(): (view: ReadView, query: MetricTableQuery) =
     const page = Math.min(Math.max(1, Math.floor(query.page)), pages);
     const pageRows: MetricRowView[] = [];
     for (let i = (page - 1) * size; i < Math.min(matched, page * size); i++) pageRows.push(rows[positions[i]!]!);
-    return { summary: index.summary, matched, page, pages, rows: pageRows };
+    return { as_of: view.built_at.toISOString(), summary: index.summary, matched, page, pages, rows: pageRows };
   };
 }

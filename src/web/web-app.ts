@@ -11,6 +11,7 @@ import { parseInput } from "../api/schemas.js";
 import { AppError } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import type { BrowseService, ScanHealthView } from "../services/browse-service.js";
+import type { MetricTableView } from "../services/metric-table.js";
 import type { Services } from "../services/types.js";
 import type { ScanView } from "../services/views.js";
 import type { AnomalyPort } from "./anomaly-types.js";
@@ -34,8 +35,12 @@ import { ErrorPage } from "./views/error-page.js";
 import type { PageContext } from "./views/layout.js";
 import { LoginPage } from "./views/login-page.js";
 import { MetricPage, type AnomalySection } from "./views/metric-page.js";
-import { OverviewPage } from "./views/overview-page.js";
+import { OverviewMain, overviewHref, OverviewPage, type OverviewState } from "./views/overview-page.js";
 import { TablePage } from "./views/table-page.js";
+
+/** How long a rendered overview serves, and how many are kept. */
+const RENDERED_FOR_MS = 10_000;
+const RENDERED_PAGES = 500;
 
 export interface WebAppOptions {
   services: Services;
@@ -76,6 +81,8 @@ export function createWebApp(options: WebAppOptions): Router {
   const health = (): Promise<ScanHealthView> => browse.scanHealth();
   const context = async (req: Request, notice: ScanView | null = null): Promise<PageContext> => ({
     now: now(),
+    // where the scan button comes back to: this page, less a previous scan's notice
+    path: nextPath(req.originalUrl.replace(/([?&])scan=[^&]*&?/, "$1").replace(/[?&]$/, "")),
     session: sessionOf(req) ?? null,
     health: await health(),
     notice,
@@ -83,6 +90,22 @@ export function createWebApp(options: WebAppOptions): Router {
   /** The notice for a scan a form started (?scan=<id>); a scan the store no longer has shows none. */
   const notice = async (scan: string | undefined): Promise<ScanView | null> =>
     scan === undefined ? null : services.reliability.getScan(scan).catch(() => null);
+
+  // The overview's content is the same for every session: rendered once per read-model view,
+  // query, last scan and 10 seconds (the ages it prints are "N min ago"), and kept for the next
+  // request, as REST keeps its serialised listings. At 10,000 metrics this is most of its cost.
+  const rendered = new Map<string, string>();
+  const overviewMain = (ctx: PageContext, table: MetricTableView, state: OverviewState): string => {
+    const last = ctx.health?.last_finished;
+    const key = [table.as_of, overviewHref(state), Math.floor(ctx.now.getTime() / RENDERED_FOR_MS), last?.scan_id, last?.status].join("|");
+    let html = rendered.get(key);
+    if (html === undefined) {
+      html = render(OverviewMain({ now: ctx.now, health: ctx.health, table, state }));
+      if (rendered.size >= RENDERED_PAGES) rendered.clear();
+      rendered.set(key, html);
+    }
+    return html;
+  };
 
   const page: RequestHandler[] = [securityHeaders, noStore];
 
@@ -115,14 +138,14 @@ export function createWebApp(options: WebAppOptions): Router {
   router.get("/login", ...page, async (req, res) => {
     const next = nextPath(req.query.next);
     if (await sessions.read(req)) return res.redirect(303, next);
-    sendPage(res, 200, LoginPage({ context: { now: now(), session: null, health: null }, next, error: null }));
+    sendPage(res, 200, LoginPage({ context: { now: now(), path: "/login", session: null, health: null }, next, error: null }));
   });
 
   router.post("/login", ...page, sameOrigin, form, async (req, res) => {
     const parsed = loginForm.safeParse(req.body);
     const next = nextPath((req.body as Record<string, unknown> | undefined)?.next);
     const refuse = (message: string) =>
-      sendPage(res, 401, LoginPage({ context: { now: now(), session: null, health: null }, next, error: message }));
+      sendPage(res, 401, LoginPage({ context: { now: now(), path: "/login", session: null, health: null }, next, error: message }));
     if (!parsed.success) return refuse("Enter an API key.");
     const key = parsed.data.key.trim();
     let access: WebSession["access"];
@@ -153,11 +176,8 @@ export function createWebApp(options: WebAppOptions): Router {
       page: state.page,
       pageSize: PAGE_SIZE,
     });
-    sendPage(
-      res,
-      200,
-      OverviewPage({ context: await context(req, await notice(query.scan)), table, state: { ...state, page: table.page } }),
-    );
+    const ctx = await context(req, await notice(query.scan));
+    sendPage(res, 200, OverviewPage({ context: ctx, main: overviewMain(ctx, table, { ...state, page: table.page }) }));
   });
 
   router.get("/metric/:name", ...page, requireSession, async (req, res) => {
@@ -212,7 +232,7 @@ export function createWebApp(options: WebAppOptions): Router {
     // A malformed path fails before the route's own middleware ran: the headers are set here too.
     securityHeaders(req, res, () => {
       res.set({ ...mapped.headers, "Cache-Control": "no-store" });
-      const ctx: PageContext = { now: now(), session: sessionOf(req) ?? null, health: null };
+      const ctx: PageContext = { now: now(), path: "/", session: sessionOf(req) ?? null, health: null };
       sendPage(res, mapped.status, ErrorPage({ context: ctx, status: mapped.status, message: mapped.message }));
     });
   }) as ErrorRequestHandler);

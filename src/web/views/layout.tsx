@@ -6,10 +6,12 @@ import type { ScanView } from "../../services/views.js";
 import { ICON, SCRIPT_FILE, STYLESHEET } from "../assets.js";
 import { age, duration, plural, utc } from "../format.js";
 import type { WebSession } from "../session.js";
-import { Badge, CsrfField, When } from "./components.js";
+import { Badge, CsrfField, ScanButton, When } from "./components.js";
 
 export interface PageContext {
   now: Date;
+  /** this page's path and query: where a form sends the browser back to */
+  path: string;
   session: WebSession | null;
   health: ScanHealthView | null;
   /** the scan a form just started, shown as a notice */
@@ -101,6 +103,7 @@ export function Layout({ title, context, children }: { title: string; context: P
             metric-reliability
           </a>
           {health ? <DataAge health={health} now={now} /> : <span class="age" />}
+          <ScanButton session={session} next={context.path} />
           {session ? (
             <form method="post" action="/logout">
               <CsrfField session={session} />

@@ -8,7 +8,7 @@ import { reasonSentence } from "../reason.js";
 import type { WebSession } from "../session.js";
 import { timeline } from "../timeline.js";
 import { AnomalyChart, TimelineChart } from "./charts.js";
-import { Badge, CsrfField, metricHref, SafeToUse, ScanButton, Section, TableLinks, tableHref, When } from "./components.js";
+import { Badge, CsrfField, metricHref, SafeToUse, Section, TableLinks, tableHref, When } from "./components.js";
 import { Layout, type PageContext } from "./layout.js";
 
 /** What the anomaly section has to show: the series, why there are none, or nothing (no anomaly service). */
@@ -205,7 +205,6 @@ function AnomalySeries({
 
 export function MetricPage({ context, detail, anomalies }: { context: PageContext; detail: MetricDetailView; anomalies: AnomalySection }) {
   const { ir, row } = detail;
-  const here = metricHref(ir.name);
   return (
     <Layout title={ir.name} context={context}>
       <nav class="crumbs" aria-label="Breadcrumb">
@@ -214,7 +213,6 @@ export function MetricPage({ context, detail, anomalies }: { context: PageContex
       <div class="row">
         <h1>{ir.name}</h1>
         <Badge status={row.status} />
-        <ScanButton session={context.session} next={here} />
       </div>
       <p class="reason">{reasonSentence({ status: row.status, results: detail.results })}</p>
       <dl class="facts">

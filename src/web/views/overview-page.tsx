@@ -3,7 +3,7 @@ import type { ScanHealthView } from "../../services/browse-service.js";
 import type { MetricSort, MetricTableView, SortDirection } from "../../services/metric-table.js";
 import { count, duration, utc } from "../format.js";
 import { DEFAULT_DIRECTION, DEFAULT_SORT, PAGE_SIZE } from "../params.js";
-import { Badge, MetricRows, ScanButton, STATUSES, When } from "./components.js";
+import { Badge, MetricRows, STATUSES, When } from "./components.js";
 import { Layout, type PageContext } from "./layout.js";
 
 export interface OverviewState {
@@ -61,13 +61,26 @@ function SortHeader({ state, sort, numeric }: { state: OverviewState; sort: Metr
   );
 }
 
-export function OverviewPage({ context, table, state }: { context: PageContext; table: MetricTableView; state: OverviewState }) {
+/**
+ * The overview's content, the same for every session (no form, no token): what the daemon may
+ * keep rendered for a few seconds (web-app.ts), since it is most of the page's cost.
+ */
+export function OverviewMain({
+  now,
+  health,
+  table,
+  state,
+}: {
+  now: Date;
+  health: ScanHealthView | null;
+  table: MetricTableView;
+  state: OverviewState;
+}) {
   const { summary } = table;
   const first = table.matched === 0 ? 0 : (table.page - 1) * PAGE_SIZE + 1;
   const last = first === 0 ? 0 : first + table.rows.length - 1;
-  const here = overviewHref(state);
   return (
-    <Layout title="Overview" context={context}>
+    <>
       <h1>Metric reliability</h1>
       <ul class="counts" aria-label="Metrics by status">
         <li>
@@ -83,9 +96,8 @@ export function OverviewPage({ context, table, state }: { context: PageContext; 
           </li>
         ))}
       </ul>
-      <div class="panel row">
-        <LastScan health={context.health} now={context.now} />
-        <ScanButton session={context.session} next={here} />
+      <div class="panel">
+        <LastScan health={health} now={now} />
       </div>
       <form class="filters" method="get" action="/" role="search">
         <div class="field">
@@ -130,7 +142,7 @@ export function OverviewPage({ context, table, state }: { context: PageContext; 
             <th scope="col">Tables</th>
           </tr>
         </thead>
-        <MetricRows rows={table.rows} now={context.now} />
+        <MetricRows rows={table.rows} now={now} />
       </table>
       {table.pages > 1 ? (
         <nav class="pager" aria-label="Pages">
@@ -149,6 +161,16 @@ export function OverviewPage({ context, table, state }: { context: PageContext; 
           )}
         </nav>
       ) : null}
+    </>
+  );
+}
+
+/** The page around the content, rendered per request: header, banners and the session's forms. */
+export function OverviewPage({ context, main }: { context: PageContext; main: string }) {
+  return (
+    <Layout title="Overview" context={context}>
+      {/* rendered by preact-render-to-string from OverviewMain: escaped by the same library */}
+      <div dangerouslySetInnerHTML={{ __html: main }} />
     </Layout>
   );
 }
