@@ -94,17 +94,40 @@ export function createWebApp(options: WebAppOptions): Router {
   // The overview's content is the same for every session: rendered once per read-model view,
   // query, last scan and 10 seconds (the ages it prints are "N min ago"), and kept for the next
   // request, as REST keeps its serialised listings. At 10,000 metrics this is most of its cost.
+  // The whole page around it (the session's forms and token, the banners) is kept as bytes per
+  // session for the same time: a person refreshing costs a lookup.
   const rendered = new Map<string, string>();
-  const overviewMain = (ctx: PageContext, table: MetricTableView, state: OverviewState): string => {
-    const last = ctx.health?.last_finished;
-    const key = [table.as_of, overviewHref(state), Math.floor(ctx.now.getTime() / RENDERED_FOR_MS), last?.scan_id, last?.status].join("|");
-    let html = rendered.get(key);
-    if (html === undefined) {
-      html = render(OverviewMain({ now: ctx.now, health: ctx.health, table, state }));
-      if (rendered.size >= RENDERED_PAGES) rendered.clear();
-      rendered.set(key, html);
+  const pages = new Map<string, Buffer>();
+  const overviewPage = (ctx: PageContext, table: MetricTableView, state: OverviewState): Buffer => {
+    const h = ctx.health;
+    const bucket = Math.floor(ctx.now.getTime() / RENDERED_FOR_MS);
+    const last = h?.last_finished;
+    const mainKey = [table.as_of, overviewHref(state), bucket, last?.scan_id, last?.status].join("|");
+    const pageKey = [
+      mainKey,
+      ctx.session?.csrfToken,
+      ctx.session?.access,
+      ctx.path,
+      h?.statuses_from?.scan_id,
+      h?.running?.scan_id,
+      h?.store_error,
+      h?.failures_since_success,
+    ].join("|");
+    let bytes = ctx.notice ? undefined : pages.get(pageKey);
+    if (bytes === undefined) {
+      let main = rendered.get(mainKey);
+      if (main === undefined) {
+        main = render(OverviewMain({ now: ctx.now, health: h, table, state }));
+        if (rendered.size >= RENDERED_PAGES) rendered.clear();
+        rendered.set(mainKey, main);
+      }
+      bytes = Buffer.from(`<!DOCTYPE html>${render(OverviewPage({ context: ctx, main }))}`, "utf8");
+      if (!ctx.notice) {
+        if (pages.size >= RENDERED_PAGES) pages.clear();
+        pages.set(pageKey, bytes);
+      }
     }
-    return html;
+    return bytes;
   };
 
   const page: RequestHandler[] = [securityHeaders, noStore];
@@ -177,7 +200,10 @@ export function createWebApp(options: WebAppOptions): Router {
       pageSize: PAGE_SIZE,
     });
     const ctx = await context(req, await notice(query.scan));
-    sendPage(res, 200, OverviewPage({ context: ctx, main: overviewMain(ctx, table, { ...state, page: table.page }) }));
+    res
+      .status(200)
+      .type("html")
+      .send(overviewPage(ctx, table, { ...state, page: table.page }));
   });
 
   router.get("/metric/:name", ...page, requireSession, async (req, res) => {
