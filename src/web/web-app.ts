@@ -11,11 +11,11 @@ import { parseInput } from "../api/schemas.js";
 import { AppError } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import type { BrowseService, ScanHealthView } from "../services/browse-service.js";
-import type { MetricTableView } from "../services/metric-table.js";
 import type { Services } from "../services/types.js";
 import type { ScanView } from "../services/views.js";
 import type { AnomalyPort } from "./anomaly-types.js";
 import { ASSETS } from "./assets.js";
+import { createOverviewRenderer } from "./overview-cache.js";
 import {
   DEFAULT_DIRECTION,
   DEFAULT_SORT,
@@ -35,12 +35,7 @@ import { ErrorPage } from "./views/error-page.js";
 import type { PageContext } from "./views/layout.js";
 import { LoginPage } from "./views/login-page.js";
 import { MetricPage, type AnomalySection } from "./views/metric-page.js";
-import { OverviewMain, overviewHref, OverviewPage, type OverviewState } from "./views/overview-page.js";
 import { TablePage } from "./views/table-page.js";
-
-/** How long a rendered overview serves, and how many are kept. */
-const RENDERED_FOR_MS = 10_000;
-const RENDERED_PAGES = 500;
 
 export interface WebAppOptions {
   services: Services;
@@ -91,44 +86,7 @@ export function createWebApp(options: WebAppOptions): Router {
   const notice = async (scan: string | undefined): Promise<ScanView | null> =>
     scan === undefined ? null : services.reliability.getScan(scan).catch(() => null);
 
-  // The overview's content is the same for every session: rendered once per read-model view,
-  // query, last scan and 10 seconds (the ages it prints are "N min ago"), and kept for the next
-  // request, as REST keeps its serialised listings. At 10,000 metrics this is most of its cost.
-  // The whole page around it (the session's forms and token, the banners) is kept as bytes per
-  // session for the same time: a person refreshing costs a lookup.
-  const rendered = new Map<string, string>();
-  const pages = new Map<string, Buffer>();
-  const overviewPage = (ctx: PageContext, table: MetricTableView, state: OverviewState): Buffer => {
-    const h = ctx.health;
-    const bucket = Math.floor(ctx.now.getTime() / RENDERED_FOR_MS);
-    const last = h?.last_finished;
-    const mainKey = [table.as_of, overviewHref(state), bucket, last?.scan_id, last?.status].join("|");
-    const pageKey = [
-      mainKey,
-      ctx.session?.csrfToken,
-      ctx.session?.access,
-      ctx.path,
-      h?.statuses_from?.scan_id,
-      h?.running?.scan_id,
-      h?.store_error,
-      h?.failures_since_success,
-    ].join("|");
-    let bytes = ctx.notice ? undefined : pages.get(pageKey);
-    if (bytes === undefined) {
-      let main = rendered.get(mainKey);
-      if (main === undefined) {
-        main = render(OverviewMain({ now: ctx.now, health: h, table, state }));
-        if (rendered.size >= RENDERED_PAGES) rendered.clear();
-        rendered.set(mainKey, main);
-      }
-      bytes = Buffer.from(`<!DOCTYPE html>${render(OverviewPage({ context: ctx, main }))}`, "utf8");
-      if (!ctx.notice) {
-        if (pages.size >= RENDERED_PAGES) pages.clear();
-        pages.set(pageKey, bytes);
-      }
-    }
-    return bytes;
-  };
+  const overviewPage = createOverviewRenderer();
 
   const page: RequestHandler[] = [securityHeaders, noStore];
 
@@ -237,8 +195,8 @@ export function createWebApp(options: WebAppOptions): Router {
 
   router.post("/metric/:name/anomalies/feedback", ...post, async (req, res) => {
     const { name } = parseInput(metricPath, req.params);
-    if (!anomalies) throw new AppError("not_found", "anomaly detection is not part of this daemon");
     const input = parseInput(feedbackForm, req.body);
+    if (!anomalies) throw new AppError("not_found", "anomaly detection is not part of this daemon");
     await anomalies.feedback(name, { rule: input.rule, measure: input.measure ?? null, start: input.start, expected: true });
     res.redirect(303, `/metric/${encodeURIComponent(name)}#anomalies`);
   });

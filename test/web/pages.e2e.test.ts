@@ -188,6 +188,22 @@ describeCombinations("pages over HTTP", (combination) => {
     expect(notice).toContain("succeeded");
   });
 
+  it("refuses anomaly feedback from a read-only session, and answers 404 while the daemon has no anomaly service", async () => {
+    const fields = { rule: "volume_anomaly", measure: "", start: "2026-01-01T00:00:00.000Z" };
+    const ro = await web.login(RO_KEY);
+    const roToken = csrfToken((await web.get("/", ro)).text);
+    expect((await web.post("/metric/gross_revenue/anomalies/feedback", ro, { ...fields, _csrf: roToken })).status).toBe(403);
+    const rw = await web.login(RW_KEY);
+    const token = csrfToken((await web.get("/", rw)).text);
+    expect((await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields })).status).toBe(403); // no token
+    const res = await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields, _csrf: token });
+    expect(res.status).toBe(404);
+    expect(res.text).toContain("anomaly detection is not part of this daemon");
+    expect((await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields, start: "yesterday", _csrf: token })).status).toBe(
+      400,
+    );
+  });
+
   it("logs out: the cookie is cleared and the pages send the browser to the login again", async () => {
     const cookie = await web.login(RW_KEY);
     const token = csrfToken((await web.get("/", cookie)).text);
