@@ -8,6 +8,7 @@ import { notFound } from "../errors/app-error.js";
 import type { ReadModel } from "../read-model/read-model.js";
 import type { ScanRecord, Store } from "../store/store.js";
 import { findAffectedMetrics } from "./affected-by.js";
+import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import { metricResults } from "./metric-results.js";
 import { createMetricTable, metricRow, type MetricRowView, type MetricTableQuery, type MetricTableView } from "./metric-table.js";
 import { summarizeEntries } from "./status-listing.js";
@@ -76,6 +77,20 @@ export interface BrowseServiceOptions {
 
 const PROBLEM_ORDER = { failing: 0, warning: 1, passing: 2 } as const;
 
+/** Metrics built directly on each metric, once per catalogue (a page must not scan 10,000 metrics). */
+const dependents = new WeakMap<CatalogSnapshot, Map<string, MetricIR[]>>();
+function dependentsOf(catalog: CatalogSnapshot): Map<string, MetricIR[]> {
+  let map = dependents.get(catalog);
+  if (!map) {
+    map = new Map();
+    for (const metric of catalog.metrics) {
+      for (const input of new Set(metric.inputs)) map.set(input, [...(map.get(input) ?? []), metric]);
+    }
+    dependents.set(catalog, map);
+  }
+  return map;
+}
+
 export function createBrowseService(options: BrowseServiceOptions): BrowseService {
   const { readModel, store } = options;
   const ttl = options.scanHealthTtlMs ?? 5_000;
@@ -124,7 +139,7 @@ export function createBrowseService(options: BrowseServiceOptions): BrowseServic
           const metric = view.catalog.metricsByName.get(input);
           return metric ? [rowOf(metric)] : [];
         }),
-        derived: view.catalog.metrics.filter((m) => m.inputs.includes(name)).map(rowOf),
+        derived: (dependentsOf(view.catalog).get(name) ?? []).map(rowOf),
       };
     },
 
