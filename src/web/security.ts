@@ -63,8 +63,13 @@ export const noStore: RequestHandler = (_req, res, next) => {
 export const sameOrigin: RequestHandler = (req, _res, next) => {
   const site = req.headers["sec-fetch-site"];
   const origin = req.headers.origin;
+  // Behind a proxy that rewrites Host, the browser's host is in X-Forwarded-Host (a header no
+  // cross-site form can set).
+  const forwarded = req.headers["x-forwarded-host"];
+  const hosts = [req.headers.host, ...(typeof forwarded === "string" ? forwarded.split(",").map((h) => h.trim()) : [])];
+  const from = origin === undefined ? undefined : hostOf(origin);
   const crossSite =
-    (site !== undefined && site !== "same-origin" && site !== "none") || (origin !== undefined && hostOf(origin) !== req.headers.host);
+    (site !== undefined && site !== "same-origin" && site !== "none") || from === null || (from !== undefined && !hosts.includes(from));
   if (crossSite) throw new AppError("forbidden", "cross-site form posts are refused");
   next();
 };

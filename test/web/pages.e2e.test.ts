@@ -171,6 +171,15 @@ describeCombinations("pages over HTTP", (combination) => {
     // a cross-site form is refused even with the right token
     expect((await web.post("/scan", rw, { _csrf: token, next: "/" }, { "sec-fetch-site": "cross-site" })).status).toBe(403);
     expect((await web.post("/scan", rw, { _csrf: token, next: "/" }, { origin: "https://evil.example" })).status).toBe(403);
+    expect((await web.post("/scan", rw, { _csrf: token, next: "/" }, { origin: "null" })).status).toBe(403);
+    // behind a proxy that rewrites Host, the browser's host comes as X-Forwarded-Host
+    const proxied = await web.post(
+      "/scan",
+      rw,
+      { _csrf: token, next: "/" },
+      { origin: "https://status.example.com", "x-forwarded-host": "status.example.com" },
+    );
+    expect(proxied.status).toBe(303);
     // without a session a POST goes to the login
     expect((await web.post("/scan", null, { _csrf: token })).headers.location).toBe("/login");
 
