@@ -5,6 +5,7 @@ import { createHttpApp } from "./api/http-app.js";
 import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
+import { badRequest } from "./errors/app-error.js";
 import { createReadiness } from "./health/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
@@ -127,13 +128,14 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     seriesCache,
   });
   const reliability = createReliabilityService({ readModel, store, scanService });
+  const anomalies = createAnomalyService({ readModel, store, warehouses, seriesCache, maxQuerySize: config.MAX_QUERY_SIZE, logger });
   // What the transports call: answers the same for every caller are serialised once per view / snapshot.
   const services = cachedServices(
     {
       validation: createValidationService({ getSnapshot, scanService }),
       compiler: createCompilerService({ getSnapshot }),
       reliability,
-      anomalies: createAnomalyService({ readModel, store, warehouses, seriesCache, maxQuerySize: config.MAX_QUERY_SIZE, logger }),
+      anomalies,
     },
     { readModel, getSnapshot },
   );
@@ -167,7 +169,17 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const app = createHttpApp({
     services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
-    web: { browse: createBrowseService({ readModel, store }) },
+    web: {
+      browse: createBrowseService({ readModel, store }),
+      // The metric page's anomaly section and its feedback form (the volume series' measure is "rows").
+      anomalies: {
+        series: (metric) => anomalies.series(metric),
+        feedback: (metric, { rule, measure, start }) => {
+          if (rule !== "volume_anomaly" && rule !== "metric_value_anomaly") throw badRequest(`rule ${rule} has no buckets to mark`);
+          return anomalies.feedback({ metric, rule, measure: measure ?? "rows", start, expected: true });
+        },
+      },
+    },
     metrics,
     readiness,
     logger,

@@ -101,7 +101,7 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     const counts = page.getByRole("list", { name: "Metrics by status" });
     for (const [status, n] of [
       ["unreliable", "6"],
-      ["degraded", "3"],
+      ["degraded", "5"],
       ["healthy", "5"],
     ] as const) {
       await expect.poll(() => counts.getByRole("link").filter({ hasText: status }).innerText()).toContain(n);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
 import { startDaemon, type Daemon } from "../../src/main.js";
 import { baseEnv, describeCombinations, RO_KEY, RW_KEY, type Backend } from "../e2e/daemon-harness.js";
-import { promSample } from "../e2e/expected.js";
+import { promSample, utcDay } from "../e2e/expected.js";
 import { csrfToken, sessionCookie, webClient, type WebClient } from "./web-client.js";
 
 describeCombinations("pages over HTTP", (combination) => {
@@ -99,11 +99,11 @@ describeCombinations("pages over HTTP", (combination) => {
   it("shows the counts, filters, sorts and pages the metric table", async () => {
     const cookie = await web.login(RO_KEY);
     const all = (await web.get("/", cookie)).text;
-    expect(all).toMatch(/<span class="n">14<\/span> all metrics/);
+    expect(all).toMatch(/<span class="n">16<\/span> all metrics/);
     expect(all).toMatch(/<span class="n">6<\/span> <span class="badge s-unreliable">/);
     expect(all).toMatch(/Last scan: <span class="badge s-succeeded">succeeded<\/span>/);
     const unreliable = (await web.get("/?status=unreliable", cookie)).text;
-    expect(unreliable).toContain("Metrics 1–6 of 6 matching (14 in all)");
+    expect(unreliable).toContain("Metrics 1–6 of 6 matching (16 in all)");
     expect(unreliable).not.toContain('<th scope="row"><a href="/metric/order_count"');
     const search = (await web.get("/?q=inventory", cookie)).text;
     expect(search).toContain('href="/metric/stock_on_hand"');
@@ -197,7 +197,7 @@ describeCombinations("pages over HTTP", (combination) => {
     expect(notice).toContain("succeeded");
   });
 
-  it("refuses anomaly feedback from a read-only session, and answers 404 while the daemon has no anomaly service", async () => {
+  it("refuses anomaly feedback from a read-only session and on a bucket that was never flagged; takes it on a flagged one", async () => {
     const fields = { rule: "volume_anomaly", measure: "", start: "2026-01-01T00:00:00.000Z" };
     const ro = await web.login(RO_KEY);
     const roToken = csrfToken((await web.get("/", ro)).text);
@@ -206,11 +206,16 @@ describeCombinations("pages over HTTP", (combination) => {
     const token = csrfToken((await web.get("/", rw)).text);
     expect((await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields })).status).toBe(403); // no token
     const res = await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields, _csrf: token });
-    expect(res.status).toBe(404);
-    expect(res.text).toContain("anomaly detection is not part of this daemon");
+    expect(res.status).toBe(400);
+    expect(res.text).toContain("was never flagged as anomalous");
     expect((await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields, start: "yesterday", _csrf: token })).status).toBe(
       400,
     );
+    // The demo's planted volume drop, 2 days ago: the volume series' measure is left empty in the form.
+    const start = `${utcDay(2)}T00:00:00.000Z`;
+    const done = await web.post("/metric/deliveries_shipped/anomalies/feedback", rw, { ...fields, start, _csrf: token });
+    expect(done.status).toBe(303);
+    expect(done.headers.location).toBe("/metric/deliveries_shipped#anomalies");
   });
 
   it("logs out: the cookie is cleared and the pages send the browser to the login again", async () => {
