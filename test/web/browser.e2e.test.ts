@@ -144,11 +144,15 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     await page.getByRole("button", { name: "Scan now" }).click();
     await page.waitForURL((url) => url.searchParams.has("scan"));
     const notice = page.locator(".banner[data-scan]");
+    // A scan of the demo reads its anomaly series too: a few seconds on a loaded machine.
     await expect
-      .poll(async () => {
-        await page.reload();
-        return notice.innerText();
-      })
+      .poll(
+        async () => {
+          await page.reload();
+          return notice.innerText();
+        },
+        { timeout: 30_000 },
+      )
       .toContain("succeeded");
 
     // the blast radius of a table
