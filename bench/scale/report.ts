@@ -4,8 +4,10 @@ import type { LoadResult } from "./load-test.js";
 export interface ScanFigures {
   n: number;
   wallMs: number;
-  /** the daemon's own split: total, warehouse, evaluate, store */
+  /** the daemon's own split: total, warehouse (series included), series, evaluate, store */
   seconds: Record<string, number>;
+  /** anomaly series and cadence queries the scan sent */
+  seriesQueries?: number;
   growthBytes: number;
   /** metrics whose status differs from the previous scan's; null for the first */
   changed: number | null;
@@ -48,6 +50,12 @@ export function printReport(r: Report): void {
       `${fixed(total)} / ${fixed(warehouse)} / ${fixed(evaluate)} / ${fixed(store)} s`,
     );
     row(`scan ${s.n}: total / warehouse`, fixed(total / warehouse), "<= 1.5", total / warehouse <= 1.5);
+    // The anomaly rules' series and cadence queries are part of the warehouse time.
+    const series = s.seconds.series ?? NaN;
+    row(
+      `scan ${s.n}: anomaly series queries (share of warehouse)`,
+      `${s.seriesQueries ?? "?"} queries, ${fixed(series)} s (${fixed((100 * series) / warehouse, 0)} %)`,
+    );
     row(`scan ${s.n}: store write`, `${fixed(store)} s`, "< 5 s", store < 5);
     row(
       `scan ${s.n}: store growth`,

@@ -91,7 +91,7 @@ async function main(): Promise<void> {
       const scan = JSON.parse(res.text) as { scan_id: string; status: string; error: string | null };
       if (scan.status !== "succeeded") throw new Error(`scan ${i} ${scan.status}: ${scan.error}`);
       const logged = (await daemon.waitForLog((l) => l.msg === "scan succeeded" && l.scan_id === scan.scan_id)) as
-        { seconds: Record<string, number> } | undefined;
+        { seconds: Record<string, number>; series_queries?: number } | undefined;
       const statuses = new Map(
         (
           JSON.parse((await daemon.get("/v1/reliability/status")).text) as { metrics: { metric_name: string; status: string }[] }
@@ -99,7 +99,14 @@ async function main(): Promise<void> {
       );
       const changed = previous ? [...statuses].filter(([name, status]) => previous!.get(name) !== status).length : null;
       const bytes = await store.bytes();
-      scans.push({ n: i, wallMs, seconds: logged?.seconds ?? {}, growthBytes: bytes - size, changed });
+      scans.push({
+        n: i,
+        wallMs,
+        seconds: logged?.seconds ?? {},
+        seriesQueries: logged?.series_queries,
+        growthBytes: bytes - size,
+        changed,
+      });
       progress(
         `scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, store +${bytes - size} bytes, status changes ${changed ?? "-"}`,
       );

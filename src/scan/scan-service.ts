@@ -138,7 +138,16 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         series: round3(outcome.timings.series),
         store: round3(storeSeconds),
       };
-      log.info({ seconds: timings, summary: scan.summary, isolation_queries: outcome.isolationQueries }, "scan succeeded");
+      log.info(
+        {
+          seconds: timings,
+          summary: scan.summary,
+          isolation_queries: outcome.isolationQueries,
+          series_queries: outcome.anomalies.queries,
+          anomalies_flagged: outcome.anomalies.flagged.length,
+        },
+        "scan succeeded",
+      );
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
       pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
         log.warn({ err: error }, "pruning history failed");
