@@ -35,6 +35,11 @@ export interface GroupReading {
   /** why the cadence query could not be read (every check of the group is then not evaluated) */
   error: string | null;
   grains: GrainReading[];
+  /**
+   * The table's fingerprint when it was read (incremental scans: plan/fingerprint-query.ts), so a
+   * later scan that finds the same one can judge this reading again instead of re-reading.
+   */
+  fingerprint?: string | null;
 }
 
 const num = (value: unknown): number => {

@@ -9,13 +9,22 @@ import type { SeriesGroup } from "../plan/series-query.js";
 import type { WarehouseSchema } from "../plan/types.js";
 import type { FlaggedBucket } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
+import { rejudgeGroup, type SeriesCache } from "../read-model/series-cache.js";
 import { judgeReading, readAnomalySeries, type ReadOptions } from "./anomaly-series.js";
 
 export interface AnomalyScanInput {
   /** check key -> bucket starts (epoch ms) marked expected */
   feedback?: FeedbackIndex;
-  /** incremental scans: the held reading of a group whose table did not change, judged again (series-cache.ts rejudgeGroup) */
-  reuse?: (group: SeriesGroup) => GroupReading | null;
+  /** the replica's series: a table unchanged since its held reading is judged again from it */
+  cache?: Pick<SeriesCache, "latest">;
+  /**
+   * Incremental scans' hook: each table's fingerprint at the start of this scan (null: unknown,
+   * read it). A group whose held reading carries the same fingerprint is not read again: it is
+   * judged again at `now` (series-cache.ts rejudgeGroup); every reading is stamped with it.
+   */
+  fingerprints?: (datasource: string, table: string) => string | null;
+  /** the clock for judging held readings again, unix seconds (default: this process's) */
+  now?: number;
 }
 
 export interface AnomalyScanOutcome {
@@ -26,6 +35,8 @@ export interface AnomalyScanOutcome {
   judged: string[];
   /** series and cadence queries sent */
   queries: number;
+  /** groups judged again from held readings instead of read */
+  reused: number;
 }
 
 const NO_FEEDBACK: FeedbackIndex = new Map();
@@ -34,11 +45,19 @@ export async function readAnomaliesFor(
   tests: readonly InferredTest[],
   schema: WarehouseSchema,
   warehouses: ReadonlyMap<string, Warehouse>,
-  options: Omit<ReadOptions, "reuse"> & { anomalies?: AnomalyScanInput },
+  options: Omit<ReadOptions, "reuse" | "fingerprintOf"> & { anomalies?: AnomalyScanInput },
 ) {
   const started = performance.now();
-  const reuse = options.anomalies?.reuse;
-  const reading = await readAnomalySeries(tests, schema, warehouses, { ...options, ...(reuse ? { reuse } : {}) });
+  const { cache, fingerprints, now } = options.anomalies ?? {};
+  const fingerprintOf = (group: SeriesGroup) => fingerprints?.(group.datasource, group.table) ?? null;
+  const reuse = (group: SeriesGroup): GroupReading | null => {
+    const fingerprint = fingerprintOf(group);
+    const held = fingerprint === null ? undefined : cache?.latest(group.id);
+    if (!held || held.reading.fingerprint !== fingerprint) return null;
+    const again = rejudgeGroup(held.reading, group, now ?? Math.floor(Date.now() / 1000));
+    return again && { ...again, fingerprint };
+  };
+  const reading = await readAnomalySeries(tests, schema, warehouses, { ...options, reuse, fingerprintOf });
   const seconds = (performance.now() - started) / 1000;
   let judged: Awaited<ReturnType<typeof judgeReading>> | null = null;
   return {
@@ -50,7 +69,13 @@ export async function readAnomaliesFor(
       return judged.observations;
     },
     outcome(): AnomalyScanOutcome {
-      return { readings: reading.groups, flagged: judged?.flagged ?? [], judged: judged?.judged ?? [], queries: reading.queries };
+      return {
+        readings: reading.groups,
+        flagged: judged?.flagged ?? [],
+        judged: judged?.judged ?? [],
+        queries: reading.queries,
+        reused: reading.reused,
+      };
     },
   };
 }

@@ -35,6 +35,8 @@ export interface AnomalyReading {
   /** queries sent, and seconds spent waiting for them */
   queries: number;
   seconds: number;
+  /** groups taken from `reuse` instead of read */
+  reused: number;
 }
 
 export interface ReadOptions {
@@ -48,6 +50,8 @@ export interface ReadOptions {
    * reading re-judged for now (see series-cache.ts rejudgeGroup); null reads it again.
    */
   reuse?: (group: SeriesGroup) => GroupReading | null;
+  /** the table's fingerprint at the start of the scan, stamped on each reading (see reuse) */
+  fingerprintOf?: (group: SeriesGroup) => string | null;
 }
 
 type Ask = (sql: string, queryId: string) => Promise<{ rows: Record<string, unknown>[] } | { refused: string }>;
@@ -136,12 +140,16 @@ export async function readAnomalySeries(
   const signal = AbortSignal.any([options.signal, stop.signal]);
   let queries = 0;
   let seconds = 0;
+  let reused = 0;
   const groups = new Map<string, GroupReading>();
   await Promise.all(
     plan.groups.map((group, index) =>
       limit(async () => {
-        const reused = options.reuse?.(group) ?? null;
-        if (reused) return groups.set(group.id, reused);
+        const held = options.reuse?.(group) ?? null;
+        if (held) {
+          reused += 1;
+          return groups.set(group.id, held);
+        }
         const warehouse = warehouses.get(group.datasource);
         if (!warehouse) {
           const error = `datasource "${group.datasource}" is not configured`;
@@ -154,7 +162,9 @@ export async function readAnomalySeries(
           () => (queries += 1),
           (s) => (seconds += s),
         );
-        return groups.set(group.id, await readGroup(group, ask, options, index + 1));
+        const reading = await readGroup(group, ask, options, index + 1);
+        const fingerprint = options.fingerprintOf?.(group) ?? null;
+        return groups.set(group.id, fingerprint === null ? reading : { ...reading, fingerprint });
       }).catch((error: unknown) => {
         // The first outage stops the queries still waiting: the scan fails anyway.
         stop.abort();
@@ -162,7 +172,7 @@ export async function readAnomalySeries(
       }),
     ),
   );
-  return { plan, groups, queries, seconds };
+  return { plan, groups, queries, seconds, reused };
 }
 
 export interface AnomalyJudgements {

@@ -112,7 +112,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
-        anomalies: { feedback },
+        anomalies: { feedback, ...(options.seriesCache ? { cache: options.seriesCache } : {}) },
       });
       const storeStarted = performance.now();
       const scan = await store.completeScan({

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { feedbackIndex } from "../../src/evaluate/anomaly-observation.js";
 import { judgeAll } from "../../src/evaluate/evaluate.js";
 import type { TestResult } from "../../src/evaluate/types.js";
+import { createSeriesCache } from "../../src/read-model/series-cache.js";
+import type { AnomalyScanInput } from "../../src/scan/anomaly-scan.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
@@ -22,13 +24,13 @@ describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => 
   let results: TestResult[];
   let today: number;
 
-  const scan = (feedback = new Map<string, Set<number>>()) =>
+  const scan = (feedback = new Map<string, Set<number>>(), more: Omit<AnomalyScanInput, "feedback"> = {}) =>
     executeScan(snapshot, new Map([["default", handle!.warehouse]]), {
       scanId: `${db}-${Date.now().toString(36)}`,
       concurrency: 2,
       maxQuerySize: 262_144,
       signal: new AbortController().signal,
-      anomalies: { feedback },
+      anomalies: { feedback, ...more },
     });
   const result = (metric: string, rule: string, measure?: string) => {
     const test = snapshot.tests.find((t) => t.metric === metric && t.rule === rule && (measure === undefined || t.measure === measure));
@@ -149,5 +151,26 @@ describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => 
     expect(again.statuses.find((s) => s.metric_name === "us_sales_strict")!.status).toBe("healthy");
     // Another check on the same table keeps its verdict: the sum of us amounts still dropped.
     expect(judged.find((r) => r.metric === "us_sales" && r.rule === "metric_value_anomaly")!.rows_affected).toBe(1);
+  });
+
+  it("incremental scans: a table whose fingerprint did not change is judged again from the held series, not read", async () => {
+    const cache = createSeriesCache();
+    const fingerprints = (fp: string) => (_datasource: string, table: string) => (table === `${db}.sales` ? fp : null);
+    const first = await scan(new Map(), { cache, fingerprints: fingerprints("parts-1") });
+    cache.storeScan("first", first.anomalies.readings);
+    expect(first.anomalies.reused).toBe(0);
+    const sales = [...first.anomalies.readings.values()].find((r) => r.group.table === `${db}.sales`)!;
+    expect(sales.fingerprint).toBe("parts-1");
+
+    const same = await scan(new Map(), { cache, fingerprints: fingerprints("parts-1") });
+    expect(same.anomalies.reused).toBe(1);
+    // The other tables (no fingerprint) were read: one cadence and one day query each, sales' none.
+    expect(same.anomalies.queries).toBe(first.anomalies.queries - 2);
+    const onSales = snapshot.tests.filter((t) => t.table === `${db}.sales` && t.rule.endsWith("_anomaly"));
+    for (const t of onSales) expect(same.observations.get(t.key), t.name).toEqual(first.observations.get(t.key));
+
+    const changed = await scan(new Map(), { cache, fingerprints: fingerprints("parts-2") });
+    expect(changed.anomalies.reused).toBe(0);
+    expect(changed.anomalies.queries).toBe(first.anomalies.queries);
   });
 });
