@@ -5,6 +5,7 @@ import type { InferredTest } from "../../src/infer/types.js";
 import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/schema-query.js";
 import type { WarehouseSchema } from "../../src/plan/types.js";
 import { readAnomalySeries, type AnomalyReading } from "../../src/scan/anomaly-series.js";
+import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import { bucketStarts } from "../../src/evaluate/series-values.js";
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
@@ -208,5 +209,21 @@ describe.each(engines)("$name: anomaly series from the warehouse", (engine) => {
     expect(failed.get(test("broken", "metric_value_anomaly").key)).toMatch(/ClickHouse error/);
     expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([1, 1, 1, 1, 1, 1]);
     expect(reading.groups.get(`default|${db}.kinds|day`)!.grains[0]!.failed.size).toBe(0);
+  });
+
+  it("a warehouse that does not answer fails the read (a fault is never a finding)", async () => {
+    const dead = createServerWarehouse({ name: "default", url: "http://127.0.0.1:1", timeoutSeconds: 5 });
+    try {
+      const schemaRows = await handle!.warehouse.query(schemaQuery([`${db}.events`]), { queryId: `${db}-schema2` });
+      const read = readAnomalySeries(
+        snapshot.tests.filter((t) => t.rule.endsWith("_anomaly")),
+        { default: schemaFromRows(schemaRows as unknown as ColumnRow[]) },
+        new Map([["default", dead]]),
+        { scanId: `${db}-dead`, concurrency: 2, maxQuerySize: 262_144, signal: new AbortController().signal },
+      );
+      await expect(read).rejects.toThrow(/^warehouse "default" did not answer: .*ECONNREFUSED/);
+    } finally {
+      await dead.close();
+    }
   });
 });
