@@ -13,6 +13,7 @@ import { schemaFromRows, schemaQuery, type ColumnRow } from "../plan/schema-quer
 import type { ReadModel } from "../read-model/read-model.js";
 import type { SeriesCache } from "../read-model/series-cache.js";
 import { readAnomalySeries } from "../scan/anomaly-series.js";
+import { blockedMetrics } from "../scan/check-sql.js";
 import type { AnomalyFeedbackRecord, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
@@ -46,7 +47,10 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
     let byGroup = groupTests.get(snapshot);
     if (!byGroup) {
       byGroup = new Map();
+      // As the scan does: a metric whose SQL ClickHouse cannot parse is never sent.
+      const blocked = blockedMetrics(snapshot);
       for (const test of snapshot.tests) {
+        if (blocked.has(test.metric)) continue;
         const probe = test.probe;
         if (probe.type !== "volume_series" && probe.type !== "value_series" && probe.type !== "load_cadence") continue;
         const id = `${test.datasource}|${test.table}|${probe.timestamp}`;
