@@ -38,13 +38,15 @@ export interface AnomalyServiceOptions {
 export function createAnomalyService(options: AnomalyServiceOptions): AnomalyService {
   const { readModel, store, warehouses, seriesCache } = options;
   /** the catalogue's anomaly tests per (datasource, table, timestamp), so an on-demand read serves every metric of the group */
-  const groupTests = new WeakMap<CatalogSnapshot, Map<string, InferredTest[]>>();
+  const groupTests = new WeakMap<CatalogSnapshot, { sqlErrors: number; byGroup: Map<string, InferredTest[]> }>();
   const inFlight = new Map<string, Promise<GroupReading | undefined>>();
   /** the last feedback the store answered with: served while the store is down */
   let lastFeedback: AnomalyFeedbackRecord[] = [];
 
   function testsOfGroup(snapshot: CatalogSnapshot, groupId: string): InferredTest[] {
-    let byGroup = groupTests.get(snapshot);
+    // Keyed by the SQL errors too: the warehouse check adds to them after the catalogue loads.
+    const sqlErrors = snapshot.sql_errors?.size ?? 0;
+    let byGroup = groupTests.get(snapshot)?.sqlErrors === sqlErrors ? groupTests.get(snapshot)!.byGroup : undefined;
     if (!byGroup) {
       byGroup = new Map();
       // As the scan does: a metric whose SQL ClickHouse cannot parse is never sent.
@@ -58,7 +60,7 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
         list.push(test);
         byGroup.set(id, list);
       }
-      groupTests.set(snapshot, byGroup);
+      groupTests.set(snapshot, { sqlErrors, byGroup });
     }
     return byGroup.get(groupId) ?? [];
   }
