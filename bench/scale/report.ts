@@ -23,6 +23,8 @@ export interface Report {
   lagMs: { idle: number; scanning: number; load: number };
   scanRss: number;
   peakRss: number;
+  /** the peak-RSS target: 400 MB on PostgreSQL, 600 MB with the embedded database in the process */
+  rssTargetMb: number;
   dropped: number;
   load: LoadResult[];
 }
@@ -61,8 +63,9 @@ export function printReport(r: Report): void {
   row("max event-loop lag, idle", `${fixed(r.lagMs.idle, 0)} ms`, "< 200 ms", r.lagMs.idle < 200);
   row("max event-loop lag, scanning", `${fixed(r.lagMs.scanning, 0)} ms`, "< 200 ms", r.lagMs.scanning < 200);
   row("max event-loop lag, under load", `${fixed(r.lagMs.load, 0)} ms`);
-  row("peak RSS after the scans", mb(r.scanRss), "< 400 MB", r.scanRss < 400 * 1024 * 1024);
-  row("peak RSS after the load test", mb(r.peakRss), "< 400 MB", r.peakRss < 400 * 1024 * 1024);
+  const rssTarget = r.rssTargetMb * 1024 * 1024;
+  row("peak RSS after the scans", mb(r.scanRss), `< ${r.rssTargetMb} MB`, r.scanRss < rssTarget);
+  row("peak RSS after the load test", mb(r.peakRss), `< ${r.rssTargetMb} MB`, r.peakRss < rssTarget);
   for (const l of r.load) {
     const ratio = l.daemon.rps / l.bare.rps;
     const name = l.path.replace(/status\/[a-z0-9_]+$/, "status/:name");

@@ -137,6 +137,8 @@ async function main(): Promise<void> {
       lagMs: { idle: Math.max(lag.maxMs("idle"), lag.maxMs("idle-after")), scanning: lag.maxMs("scanning"), load: lag.maxMs("load") },
       scanRss,
       peakRss,
+      // The embedded store's PostgreSQL (its worker thread) is part of the daemon's process.
+      rssTargetMb: store.url ? 400 : 600,
       dropped: proxy?.dropped() ?? 0,
       load,
     });
