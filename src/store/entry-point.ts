@@ -11,8 +11,6 @@ const entryUrl = (name: string) => new URL(`./${name}${fromSource ? ".ts" : ".js
 
 /** A worker thread running `./name` of this folder. */
 export function startThread(name: string, options: WorkerOptions): Worker {
-  // The thread inherits the process's flags, except one that only applies to `node -e`.
-  options = { execArgv: process.execArgv.filter((arg) => !arg.startsWith("--input-type")), ...options };
   if (!fromSource) return new Worker(entryUrl(name), options);
   // A data: URL module registers tsx in the new thread first, then imports the TypeScript entry.
   const boot = `const { register } = await import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}); register(); await import(${JSON.stringify(entryUrl(name).href)});`;

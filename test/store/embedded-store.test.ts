@@ -28,7 +28,9 @@ function runWriter(
   until?: string,
 ): Promise<{ code: number | null; signal: string | null; stdout: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", WRITER, dataDir, mode], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--max-old-space-size=256", "--import", "tsx", WRITER, dataDir, mode], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let stdout = "";
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString("utf8");
