@@ -16,6 +16,8 @@ export interface Report {
   tables: number;
   rows: number;
   store: string;
+  /** how the daemon was started */
+  command: string;
   tests: number;
   startupMs: number;
   compileMs: number;
@@ -38,7 +40,7 @@ export function printReport(r: Report): void {
   const row = (what: string, value: string, target = "", met?: boolean) =>
     out.push(`| ${what} | ${value} | ${target} | ${met === undefined ? "" : mark(met)} |`);
   out.push(
-    `# bench:scale: ${r.metrics.toLocaleString("en-US")} metrics (${r.tests.toLocaleString("en-US")} tests) over ${r.tables} tables of ${r.rows.toLocaleString("en-US")} rows; store: ${r.store}`,
+    `# bench:scale: ${r.metrics.toLocaleString("en-US")} metrics (${r.tests.toLocaleString("en-US")} tests) over ${r.tables} tables of ${r.rows.toLocaleString("en-US")} rows; store: ${r.store}; daemon: ${r.command}`,
   );
   out.push("", "| figure | value | target | |", "|---|---|---|---|");
   row("start-up to /readyz", `${fixed(r.startupMs / 1000)} s`);

@@ -31,6 +31,8 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: process.env.BENCH_SCALE_CONNECTIONS ?? "100" },
     "drop-every": { type: "string", default: process.env.BENCH_SCALE_DROP_EVERY ?? "25" },
     idle: { type: "string", default: process.env.BENCH_SCALE_IDLE_SECONDS ?? "35" },
+    // start the daemon with the README's `npm start` instead of `node dist/main.js` + the image's settings
+    start: { type: "boolean", default: false },
   },
 });
 const n = (name: keyof typeof args) => Number(args[name]);
@@ -62,17 +64,22 @@ async function main(): Promise<void> {
     const proxy = dropEvery > 0 ? await startFlakyProxy(clickhouse, { dropEvery }) : null;
     if (proxy) cleanups.push(() => proxy.close());
 
+    const command = args.start ? "npm-start" : "node";
     progress(
-      `starting the daemon (node dist/main.js) on ${store.label}${proxy ? `, ClickHouse through a proxy resetting every ${dropEvery}th chunk` : ""}`,
+      `starting the daemon (${args.start ? "npm start" : "node dist/main.js"}) on ${store.label}${proxy ? `, ClickHouse through a proxy resetting every ${dropEvery}th chunk` : ""}`,
     );
-    const daemon = await startDaemonProcess(root, {
-      METRICS_DIR: metricsDir,
-      DATA_DIR: dataDir,
-      CLICKHOUSE_URL: proxy?.url ?? clickhouse,
-      ...(conn.username ? { CLICKHOUSE_USER: conn.username } : {}),
-      ...(conn.password ? { CLICKHOUSE_PASSWORD: conn.password } : {}),
-      ...(store.url ? { DATABASE_URL: store.url } : {}),
-    });
+    const daemon = await startDaemonProcess(
+      root,
+      {
+        METRICS_DIR: metricsDir,
+        DATA_DIR: dataDir,
+        CLICKHOUSE_URL: proxy?.url ?? clickhouse,
+        ...(conn.username ? { CLICKHOUSE_USER: conn.username } : {}),
+        ...(conn.password ? { CLICKHOUSE_PASSWORD: conn.password } : {}),
+        ...(store.url ? { DATABASE_URL: store.url } : {}),
+      },
+      command,
+    );
     cleanups.unshift(() => daemon.stop());
     const compiled = daemon.logs.find((l) => l.msg === "catalogue compiled") as { ms: number; metrics: number; tests: number } | undefined;
     const lag = startLagSampler(daemon);
@@ -130,6 +137,7 @@ async function main(): Promise<void> {
       tables: n("tables"),
       rows: n("rows"),
       store: store.label,
+      command: args.start ? "npm start" : "node dist/main.js (the image's NODE_OPTIONS and MALLOC_ARENA_MAX)",
       tests: compiled?.tests ?? NaN,
       startupMs: daemon.startupMs,
       compileMs: compiled?.ms ?? NaN,
