@@ -77,15 +77,21 @@ export function pgliteSessions(db: ThreadedPGlite): SqlSessions {
     transaction(options, run) {
       return db.session(async (statements) => {
         await statements.exec(options.snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
+        // A statement stuck in WebAssembly cannot be cancelled: past the timeout `run` may go on,
+        // and what it sends after the ROLLBACK would run outside the transaction. It is refused.
+        let open = true;
+        const sql: Sql = async <T>(text: string, params?: unknown[]) => {
+          if (!open) throw new Error("the transaction is closed (it timed out or failed)");
+          const result = await statements.query<T>(text, params);
+          return { rows: result.rows, rowCount: result.affectedRows };
+        };
         try {
-          const sql: Sql = async <T>(text: string, params?: unknown[]) => {
-            const result = await statements.query<T>(text, params);
-            return { rows: result.rows, rowCount: result.affectedRows };
-          };
           const value = await within(options.timeoutMs, run(sql));
+          open = false;
           await statements.exec("COMMIT");
           return value;
         } catch (error) {
+          open = false;
           await statements.exec("ROLLBACK").catch(() => undefined);
           throw error;
         }

@@ -118,7 +118,12 @@ export class ThreadedPGlite extends BasePGlite {
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) this.#worker.ref();
       this.#pending.set(id, { resolve, reject });
-      this.#worker.postMessage({ ...request, id });
+      try {
+        this.#worker.postMessage({ ...request, id });
+      } catch (error) {
+        // a parameter that cannot be cloned: nothing was sent
+        this.#settle(id)?.reject(error as Error);
+      }
     });
   }
 
@@ -134,16 +139,24 @@ export class ThreadedPGlite extends BasePGlite {
    */
   async session<T>(work: (statements: SessionStatements) => Promise<T>): Promise<T> {
     await this._checkReady();
-    return this._runExclusiveTransaction(() =>
-      work({
-        query: async <R>(sql: string, params: unknown[] = []) => {
-          const answer = await this.#call({ type: "query", sql, params });
-          if (answer.type !== "rows") throw new Error(`the embedded database's thread answered ${answer.type} to a query`);
-          return { rows: answer.rows as R[], affectedRows: answer.affectedRows };
-        },
-        exec: async (sql: string) => void (await this.#call({ type: "exec", sql })),
-      }),
-    );
+    return this._runExclusiveTransaction(async () => {
+      // Once `work` has settled (a timeout does not stop its code), its statements would run
+      // outside the session: they are refused, as PGlite refuses a closed transaction's.
+      let open = true;
+      const send = (request: Request) => (open ? this.#call(request) : Promise.reject(new Error("the session is closed")));
+      try {
+        return await work({
+          query: async <R>(sql: string, params: unknown[] = []) => {
+            const answer = await send({ type: "query", sql, params });
+            if (answer.type !== "rows") throw new Error(`the embedded database's thread answered ${answer.type} to a query`);
+            return { rows: answer.rows as R[], affectedRows: answer.affectedRows };
+          },
+          exec: async (sql: string) => void (await send({ type: "exec", sql })),
+        });
+      } finally {
+        open = false;
+      }
+    });
   }
 
   /** The response bytes as PostgreSQL wrote them. */

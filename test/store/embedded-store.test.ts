@@ -92,6 +92,32 @@ describe("the embedded store", () => {
     }
   });
 
+  it("rolls a timed-out transaction back, and refuses what its code still sends afterwards", async () => {
+    const database = await openDatabase({ dataDir: await tempDir() });
+    try {
+      let late: Promise<unknown> | undefined;
+      const insert = `INSERT INTO "run_claims" ("name", "fire_time") VALUES ('t', now())`;
+      await expect(
+        database.sessions.transaction({ timeoutMs: 200 }, async (sql) => {
+          await sql(insert.replace("'t'", "'before'"));
+          await sql("SELECT pg_sleep(1)");
+          late = sql(insert);
+          await late;
+        }),
+      ).rejects.toThrow(/timed out after 200 ms/);
+      // the statement sent after the timeout was refused, not run outside the transaction
+      await expect(
+        (async () => {
+          while (!late) await new Promise((resolve) => setTimeout(resolve, 50));
+          return late;
+        })(),
+      ).rejects.toThrow(/transaction is closed/);
+      expect(await database.prisma.runClaim.count()).toBe(0);
+    } finally {
+      await database.close();
+    }
+  });
+
   it("closes cleanly: the worker exits and the process ends on its own", async () => {
     const dataDir = await tempDir();
     const run = await runWriter(dataDir, "close");
