@@ -104,6 +104,7 @@ export function fitBaseline(window: FitWindow, wanted: SeasonMode, ws: Workspace
   // trend a week's Monday sits 3% below its week's median: an effect no weekday has). Within a day
   // the same trend moves an hour by 1/24 of that, and interpolating day levels measured neutral.
   rowMedians(y, ws, count, rows, null, null);
+  // Hourly no row is a knot, so each day keeps its own median.
   interpolateRows(ws, count, grain === "day" ? 4 : Infinity);
   const columns = grain === "hour" ? (mode === "none" ? null : fit.hourOfDay) : mode === "weekly" ? fit.dayOfWeek : null;
   if (columns === null) fit.mode = mode;

@@ -141,8 +141,9 @@ export class SeriesRun {
       const flagged = side !== 0 && !isFeedback;
       verdict.expected = expected;
       // The band a bucket is judged against: the inner one when only the pair rule flags it.
-      verdict.lower = result.side === 0 && side < 0 ? this.inner.lower : result.lower;
-      verdict.upper = result.side === 0 && side > 0 ? this.inner.upper : result.upper;
+      const byPair = flagged && result.side === 0;
+      verdict.lower = byPair && side < 0 ? this.inner.lower : result.lower;
+      verdict.upper = byPair && side > 0 ? this.inner.upper : result.upper;
       verdict.deviations = result.deviations;
       verdict.anomalous = flagged;
       if (verdict.in_detection) {
@@ -153,7 +154,9 @@ export class SeriesRun {
       this.usable[i] = flagged ? 0 : 1;
       this.recordError(i, flagged ? (side > 0 ? verdict.upper : verdict.lower) : value, expected);
       this.advanceLevel(i, !flagged);
-      this.track(i, side, isFeedback, value, pair !== 0);
+      // A feedback bucket joins a run only beyond the full band, as before the pair rule: two
+      // moderate buckets, one marked expected, do not confirm a level shift.
+      this.track(i, flagged ? side : result.side, isFeedback, value, pair !== 0 && !isFeedback);
     }
     const fitMode = this.fit?.mode ?? this.input.wanted;
     return {

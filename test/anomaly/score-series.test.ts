@@ -107,6 +107,10 @@ describe("scoreSeries: the method", () => {
       expect(b.deviations!).toBeGreaterThan(-settings.sensitivity);
       expect(b.deviations!).toBeLessThan(-PAIR_RATIO * settings.sensitivity);
     }
+    // Feedback on the second bucket: it is expected, so there is no pair; both keep the full band.
+    const confirmed = scoreSeries({ starts, values: pair, expected_starts: new Set([starts[t + 1]!]) }, settings, "count");
+    expect(flagged(confirmed)).toEqual([]);
+    for (const i of [t, t + 1]) expect(confirmed.buckets[i]!.value).toBeGreaterThan(confirmed.buckets[i]!.lower!);
   });
 
   it("keeps a flagged bucket out of training: the band after an incident is as narrow as without it", () => {
