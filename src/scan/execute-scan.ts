@@ -12,11 +12,13 @@ import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
 import { byScannedTable, mergePlans, planScan, unfoldQuery } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
+import type { CheckPass } from "../plan/reuse.js";
 import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
+import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 
 export interface ExecuteOptions {
   scanId: string;
@@ -25,6 +27,8 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   /** called with each warehouse query's duration, for the Prometheus histogram */
   onQuery?: (seconds: number) => void;
+  /** set: checks on tables unchanged since the previous pass keep its results (scan/incremental.ts) */
+  incremental?: IncrementalInput;
 }
 
 export interface ScanOutcome {
@@ -37,6 +41,9 @@ export interface ScanOutcome {
   blocked: Map<string, string>;
   /** seconds spent waiting for the warehouse, and evaluating its answers */
   timings: { warehouse: number; evaluate: number };
+  /** incremental scans: what the store keeps beside each result (null: forget), and the counts */
+  passes?: Map<string, CheckPass | null>;
+  incremental?: IncrementalSummary;
 }
 
 /** The warehouse did not answer (connection lost, timeout, server down): the scan fails and statuses keep their last value. */
@@ -164,14 +171,23 @@ export async function executeScan(
   }
   const blocked = blockedMetrics(snapshot, sqlErrors);
   const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
-  const { plan, outcomes } = await runPlan(await planInSlices(tests, schema, options.maxQuerySize), schema, warehouses, options);
+  const incremental = options.incremental
+    ? await startIncremental(tests, schema, warehouses, options.incremental, options).catch((error: unknown) => {
+        throw new WarehouseUnavailableError(`warehouse unavailable while reading table fingerprints: ${(error as Error).message}`, {
+          cause: error,
+        });
+      })
+    : null;
+  const toRead = incremental?.read ?? tests;
+  const { plan, outcomes } = await runPlan(await planInSlices(toRead, schema, options.maxQuerySize), schema, warehouses, options);
   if (options.signal.aborted) throw new Error("scan cancelled");
   const warehouseSeconds = (performance.now() - warehouseStarted) / 1000;
 
   const evaluateStarted = performance.now();
   const observations = new Map<string, CheckObservation>();
   const observe = createObserver(plan, outcomes, schema);
-  await forEachSlice(tests, (slice) => observeInto(observations, slice, observe));
+  await forEachSlice(toRead, (slice) => observeInto(observations, slice, observe));
+  const passes = incremental?.finish(observations);
   const statuses: MetricStatus[] = [];
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
   await forEachSlice(
@@ -198,5 +214,6 @@ export async function executeScan(
     summary,
     blocked,
     timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 },
+    ...(incremental && passes ? { passes, incremental: incremental.summary } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { AppError, unavailable } from "../errors/app-error.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
+import type { CheckPass, PreviousCheck } from "../plan/reuse.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import type { ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
@@ -26,6 +27,8 @@ export interface ScanServiceOptions {
   concurrency: number;
   maxQuerySize: number;
   retentionDays: number;
+  /** SCAN_INCREMENTAL: checks on tables unchanged since the last pass keep its results (main.ts: on unless turned off) */
+  incremental?: boolean;
   /** after a scan is stored: the read model reloads from the store */
   afterScan?: () => Promise<unknown>;
   /** the observations the replica serves, for a run that joined a scan it did not start */
@@ -43,12 +46,36 @@ interface RunningScan {
 /** Seconds to the millisecond, for logs without float noise. */
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
+/** The previous pass updated with this scan's results: what the store now holds too. */
+function nextPass(
+  previous: ReadonlyMap<string, PreviousCheck>,
+  passes: ReadonlyMap<string, CheckPass | null>,
+  observations: ReadonlyMap<string, CheckObservation>,
+): Map<string, PreviousCheck> {
+  const next = new Map(previous);
+  for (const [key, pass] of passes) {
+    const observation = observations.get(key);
+    if (pass === null || observation === undefined) next.delete(key);
+    else next.set(key, { ...pass, observation });
+  }
+  return next;
+}
+
 export function createScanService(options: ScanServiceOptions): ScanService {
   const { store, logger, metrics } = options;
   let running: RunningScan | null = null;
   /** set while the scan row of a new scan is being written, before `running` is */
   let starting: Promise<RunningScan> | null = null;
   let pruning: Promise<void> = Promise.resolve();
+  /** the last pass this replica knows, tagged with the newest succeeded scan it matches */
+  let lastPass: { scanId: string | null; checks: Map<string, PreviousCheck> } | null = null;
+
+  /** This replica's last pass, or the store's when another replica (or a previous process) scanned since. */
+  async function previousPass(): Promise<Map<string, PreviousCheck>> {
+    const newest = (await store.newestSucceededScan())?.scan_id ?? null;
+    if (lastPass?.scanId !== newest) lastPass = { scanId: newest, checks: await store.readPasses() };
+    return lastPass.checks;
+  }
 
   async function execute(record: ScanRecord, abort: AbortController): Promise<Finished> {
     const started = performance.now();
@@ -61,12 +88,14 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     heartbeat.unref();
     try {
       const snapshot = options.getSnapshot();
+      const previous = options.incremental ? await previousPass() : null;
       const outcome = await executeScan(snapshot, options.warehouses, {
         scanId: record.scan_id,
         concurrency: options.concurrency,
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
+        ...(previous ? { incremental: { previous } } : {}),
       });
       const storeStarted = performance.now();
       const scan = await store.completeScan({
@@ -75,7 +104,9 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         observations: outcome.observations,
         statuses: outcome.statuses,
         summary: outcome.summary,
+        ...(outcome.passes ? { passes: outcome.passes } : {}),
       });
+      if (previous && outcome.passes) lastPass = { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) };
       const storeSeconds = (performance.now() - storeStarted) / 1000;
       // The read model (and with it /metrics) follows the store: it reloads what was just written,
       // before the scan counts as done, so a caller told "succeeded" reads the new statuses.
@@ -88,7 +119,10 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         evaluate: round3(outcome.timings.evaluate),
         store: round3(storeSeconds),
       };
-      log.info({ seconds: timings, summary: scan.summary }, "scan succeeded");
+      log.info(
+        { seconds: timings, summary: scan.summary, ...(outcome.incremental ? { incremental: outcome.incremental } : {}) },
+        "scan succeeded",
+      );
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
       pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
         log.warn({ err: error }, "pruning history failed");

@@ -2,6 +2,7 @@
 // the catalogue version (once), check results that changed, status periods that changed,
 // current statuses that changed, the scan row.
 import { checkId } from "./check-id.js";
+import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { SCAN_COLUMNS, toScanRecord, type ScanRow } from "./mapping.js";
 import type { Sql } from "./sql-session.js";
@@ -130,6 +131,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   const overtaken = await sql(`SELECT 1 FROM "scans" WHERE "status" = 'succeeded' AND "started_at" > $1 LIMIT 1`, [existing.started_at]);
   if (overtaken.rows.length === 0) {
     await writeObservations(sql, scan, finishedAt);
+    await writePasses(sql, scan);
     await writeStatuses(sql, scan, finishedAt);
   }
   const { total, passing, failing, warning } = scan.summary;

@@ -1,0 +1,209 @@
+// Which checks must read the warehouse, and which keep the result of the last pass that read
+// them. A check keeps its result when the SQL it would send is the same and every table that
+// SQL reads (its base table, joined tables, tables of semi-joins and NOT IN subqueries) has the
+// fingerprint it had then (plan/fingerprint-query.ts). Pure: fingerprints, the previous pass
+// and the tests in, a decision out.
+//
+// The pair (basis, result) is only ever written together, and a basis names the exact data it
+// was measured on, so a previous pass that is not the newest (another replica scanned since)
+// is still correct to reuse: it can only be reused less.
+import { createHash } from "node:crypto";
+import type { CheckObservation } from "../evaluate/types.js";
+import { observeStaleness } from "../evaluate/observe.js";
+import type { InferredTest } from "../infer/types.js";
+import { clockDependence, type ClockDependence } from "./clock-dependence.js";
+import { skipReason } from "./column-check.js";
+import { adaptJoinKeys } from "./join-keys.js";
+import { probeExpressions, totalExpression } from "./probe-sql.js";
+import { tablesInSql } from "./sql-tables.js";
+import { readsNullable } from "./table-groups.js";
+import type { WarehouseSchema } from "./types.js";
+
+/**
+ * Bump when the reading of a kept result changes (evaluate's messages, what a probe counts),
+ * so results measured by an older release are read again once.
+ */
+const REUSE_EPOCH = "1";
+
+/** What the store keeps per check beside its current result. */
+export interface CheckPass {
+  /** hash of the check's SQL and of the fingerprints of every table it reads, when measured */
+  basis: string;
+  /** staleness checks: the newest timestamp read (unix seconds), to judge its age again */
+  newest: number | null;
+}
+
+export interface PreviousCheck extends CheckPass {
+  observation: CheckObservation;
+}
+
+/** What identifies a check's answer, apart from the data. */
+export interface CheckIdentity {
+  datasource: string;
+  dependence: Exclude<ClockDependence, "always">;
+  /** hash of the expressions it sends (filter, probe as adapted to the column types, NULL guards) */
+  sql: string;
+  /** every table its SQL reads, "database.table", sorted */
+  tables: string[];
+}
+
+export interface DatasourceFingerprints {
+  /** "database.table" -> fingerprint; tables without one (views, Memory...) are absent */
+  tables: ReadonlyMap<string, string>;
+  /** the server's clock when the fingerprints were read (unix seconds) */
+  serverNow: number | null;
+}
+
+const hash = (text: string): string => createHash("sha256").update(text, "utf8").digest("base64url").slice(0, 22);
+
+/**
+ * The check's identity, or null when it can never keep a result: the planner would not send it
+ * (missing column, incomparable keys: answered from the schema, at no cost), its SQL reads the
+ * clock or a table that cannot be named, or its probe is unknown here.
+ */
+export function identifyCheck(test: InferredTest, schema: WarehouseSchema): CheckIdentity | null {
+  const dependence = clockDependence(test);
+  if (dependence === "always" || test.probe.type === "schema") return null;
+  if (skipReason(test, schema) !== null) return null;
+  const adapted = adaptJoinKeys(test, schema);
+  if ("reason" in adapted) return null;
+  // The filter as each aggregate's condition: the same text whichever query the planner puts
+  // the check in, and the filter's subqueries are in it.
+  const expressions = [
+    totalExpression(test.filter),
+    ...probeExpressions(adapted.test, test.filter, readsNullable(adapted.test, schema)),
+  ].map((e) => e.expression ?? "count()");
+  const read = tablesInSql(expressions.join("\n"));
+  if (read.opaque !== null) return null;
+  const tables = new Set([test.table, ...test.columns.map((c) => c.table), ...test.filter_columns.map((c) => c.table), ...read.tables]);
+  return {
+    datasource: test.datasource,
+    dependence,
+    sql: hash(JSON.stringify([REUSE_EPOCH, test.datasource, test.table, expressions])),
+    tables: [...tables].sort(),
+  };
+}
+
+/** One identity per distinct check key (the first test of a key stands for it). */
+export function identifyChecks(tests: readonly InferredTest[], schema: WarehouseSchema): Map<string, CheckIdentity | null> {
+  const identities = new Map<string, CheckIdentity | null>();
+  for (const test of tests) if (!identities.has(test.key)) identities.set(test.key, identifyCheck(test, schema));
+  return identities;
+}
+
+/** datasource -> the tables whose fingerprints the decision needs. */
+export function tablesToFingerprint(identities: ReadonlyMap<string, CheckIdentity | null>): Map<string, string[]> {
+  const sets = new Map<string, Set<string>>();
+  for (const identity of identities.values()) {
+    if (identity === null) continue;
+    const set = sets.get(identity.datasource) ?? new Set<string>();
+    for (const table of identity.tables) set.add(table);
+    sets.set(identity.datasource, set);
+  }
+  return new Map([...sets].map(([datasource, set]) => [datasource, [...set].sort()]));
+}
+
+/** The check's basis now, or null when a table it reads has no fingerprint. */
+export function basisOf(identity: CheckIdentity, fingerprints: DatasourceFingerprints | undefined): string | null {
+  const prints: string[] = [];
+  for (const table of identity.tables) {
+    const print = fingerprints?.tables.get(table);
+    if (print === undefined) return null;
+    prints.push(`${table}=${print}`);
+  }
+  return hash(`${identity.sql}\n${prints.join("\n")}`);
+}
+
+export interface ReuseInput {
+  tests: readonly InferredTest[];
+  identities: ReadonlyMap<string, CheckIdentity | null>;
+  /** per datasource */
+  fingerprints: ReadonlyMap<string, DatasourceFingerprints>;
+  previous: ReadonlyMap<string, PreviousCheck>;
+}
+
+export interface ReuseDecision {
+  /** tests to plan and send (every test of a key that keeps no result) */
+  read: InferredTest[];
+  /** key -> the result kept (freshness judged again with the server's clock) */
+  carried: Map<string, CheckObservation>;
+  /** key -> basis now, for every check whose tables all have a fingerprint */
+  bases: Map<string, string>;
+  /** distinct checks: kept as they were, kept with their age judged again, read */
+  counts: { kept: number; rejudged: number; read: number };
+}
+
+/** The kept result of one check, or null when it must be read. */
+function keep(
+  test: InferredTest,
+  identity: CheckIdentity,
+  previous: PreviousCheck,
+  fingerprints: DatasourceFingerprints | undefined,
+): { observation: CheckObservation; rejudged: boolean } | null {
+  const observation = previous.observation;
+  // Only a measured answer is kept: "not evaluated" may have been transient.
+  if (observation.outcome !== "measured") return null;
+  switch (identity.dependence) {
+    case "none":
+      return { observation, rejudged: false };
+    case "not_future":
+      // Rows after now() + skew only become fewer as the clock moves on: none stays none.
+      return observation.rows_affected === 0 ? { observation, rejudged: false } : null;
+    case "staleness": {
+      if (test.probe.type !== "staleness") return null;
+      // No rows or no timestamps: nothing the clock can change.
+      if (previous.newest === null) return { observation, rejudged: false };
+      const now = fingerprints?.serverNow;
+      if (now === null || now === undefined) return null;
+      const judged = observeStaleness(test.probe.maxSeconds, observation.rows_total, { max_ts: previous.newest, now });
+      return {
+        observation: { ...judged, ...(observation.sample_sql !== undefined ? { sample_sql: observation.sample_sql } : {}) },
+        rejudged: true,
+      };
+    }
+  }
+}
+
+export function decideReuse(input: ReuseInput): ReuseDecision {
+  const carried = new Map<string, CheckObservation>();
+  const bases = new Map<string, string>();
+  const counts = { kept: 0, rejudged: 0, read: 0 };
+  const decided = new Set<string>();
+  for (const test of input.tests) {
+    if (decided.has(test.key)) continue;
+    decided.add(test.key);
+    const identity = input.identities.get(test.key) ?? null;
+    const fingerprints = identity ? input.fingerprints.get(identity.datasource) : undefined;
+    const basis = identity ? basisOf(identity, fingerprints) : null;
+    if (basis !== null) bases.set(test.key, basis);
+    const previous = input.previous.get(test.key);
+    const kept = identity && basis !== null && previous?.basis === basis ? keep(test, identity, previous, fingerprints) : null;
+    if (kept === null) {
+      counts.read += 1;
+      continue;
+    }
+    carried.set(test.key, kept.observation);
+    if (kept.rejudged) counts.rejudged += 1;
+    else counts.kept += 1;
+  }
+  return { read: input.tests.filter((test) => !carried.has(test.key)), carried, bases, counts };
+}
+
+/**
+ * What the store keeps beside each result of this pass: the basis of every measured check whose
+ * tables all have a fingerprint, null to forget the basis of a check that now has none (its
+ * result is no longer tied to known data). Checks this pass did not observe are left out.
+ */
+export function passRecords(
+  decision: ReuseDecision,
+  observations: ReadonlyMap<string, CheckObservation>,
+  previous: ReadonlyMap<string, PreviousCheck>,
+): Map<string, CheckPass | null> {
+  const records = new Map<string, CheckPass | null>();
+  for (const [key, observation] of observations) {
+    const basis = decision.bases.get(key);
+    if (basis !== undefined && observation.outcome === "measured") records.set(key, { basis, newest: observation.newest ?? null });
+    else if (previous.has(key)) records.set(key, null);
+  }
+  return records;
+}
