@@ -103,15 +103,28 @@ export function tablesToFingerprint(identities: ReadonlyMap<string, CheckIdentit
   return new Map([...sets].map(([datasource, set]) => [datasource, [...set].sort()]));
 }
 
-/** The check's basis now, or null when a table it reads has no fingerprint. */
-export function basisOf(identity: CheckIdentity, fingerprints: DatasourceFingerprints | undefined): string | null {
-  const prints: string[] = [];
-  for (const table of identity.tables) {
-    const print = fingerprints?.tables.get(table);
-    if (print === undefined) return null;
-    prints.push(`${table}=${print}`);
+/**
+ * The check's basis now: its SQL hash and a hash of its tables' fingerprints, or null when a
+ * table it reads has none. `memo` (tables -> hash) spares re-hashing the many checks of a table.
+ */
+export function basisOf(
+  identity: CheckIdentity,
+  fingerprints: DatasourceFingerprints | undefined,
+  memo: Map<string, string | null> = new Map(),
+): string | null {
+  const names = identity.tables.join("\n");
+  let prints = memo.get(names);
+  if (prints === undefined) {
+    const parts: string[] = [];
+    for (const table of identity.tables) {
+      const print = fingerprints?.tables.get(table);
+      if (print === undefined) break;
+      parts.push(`${table}=${print}`);
+    }
+    prints = parts.length === identity.tables.length ? hash(parts.join("\n")) : null;
+    memo.set(names, prints);
   }
-  return hash(`${identity.sql}\n${prints.join("\n")}`);
+  return prints === null ? null : `${identity.sql}.${prints}`;
 }
 
 export interface ReuseInput {
@@ -164,29 +177,51 @@ function keep(
   }
 }
 
-export function decideReuse(input: ReuseInput): ReuseDecision {
+/** decideReuse fed in slices (a catalogue of 100,000 tests yields between them). */
+export function createReuseDecider(input: Omit<ReuseInput, "tests">): { add(tests: readonly InferredTest[]): void; result(): ReuseDecision } {
   const carried = new Map<string, CheckObservation>();
   const bases = new Map<string, string>();
   const counts = { kept: 0, rejudged: 0, read: 0 };
   const decided = new Set<string>();
-  for (const test of input.tests) {
-    if (decided.has(test.key)) continue;
-    decided.add(test.key);
+  const all: InferredTest[] = [];
+  const memos = new Map<string, Map<string, string | null>>(); // per datasource: tables -> fingerprints hash
+  const memoFor = (datasource: string) => {
+    let memo = memos.get(datasource);
+    if (!memo) memos.set(datasource, (memo = new Map()));
+    return memo;
+  };
+  const decide = (test: InferredTest) => {
     const identity = input.identities.get(test.key) ?? null;
     const fingerprints = identity ? input.fingerprints.get(identity.datasource) : undefined;
-    const basis = identity ? basisOf(identity, fingerprints) : null;
+    const basis = identity ? basisOf(identity, fingerprints, memoFor(identity.datasource)) : null;
     if (basis !== null) bases.set(test.key, basis);
     const previous = input.previous.get(test.key);
     const kept = identity && basis !== null && previous?.basis === basis ? keep(test, identity, previous, fingerprints) : null;
     if (kept === null) {
       counts.read += 1;
-      continue;
+      return;
     }
     carried.set(test.key, kept.observation);
     if (kept.rejudged) counts.rejudged += 1;
     else counts.kept += 1;
-  }
-  return { read: input.tests.filter((test) => !carried.has(test.key)), carried, bases, counts };
+  };
+  return {
+    add(tests) {
+      for (const test of tests) {
+        all.push(test);
+        if (decided.has(test.key)) continue;
+        decided.add(test.key);
+        decide(test);
+      }
+    },
+    result: () => ({ read: all.filter((test) => !carried.has(test.key)), carried, bases, counts }),
+  };
+}
+
+export function decideReuse(input: ReuseInput): ReuseDecision {
+  const decider = createReuseDecider(input);
+  decider.add(input.tests);
+  return decider.result();
 }
 
 /**
@@ -206,4 +241,19 @@ export function passRecords(
     else if (previous.has(key)) records.set(key, null);
   }
   return records;
+}
+
+/** The previous pass updated with a pass's records: what the store holds after writing them. */
+export function nextPass(
+  previous: ReadonlyMap<string, PreviousCheck>,
+  records: ReadonlyMap<string, CheckPass | null>,
+  observations: ReadonlyMap<string, CheckObservation>,
+): Map<string, PreviousCheck> {
+  const next = new Map(previous);
+  for (const [key, record] of records) {
+    const observation = observations.get(key);
+    if (record === null || observation === undefined) next.delete(key);
+    else next.set(key, { ...record, observation });
+  }
+  return next;
 }

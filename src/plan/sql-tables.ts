@@ -80,7 +80,11 @@ const isName = (token: Token | undefined): token is Token => token !== undefined
 const isWord = (token: Token | undefined, word: string): boolean => token?.kind === "word" && token.text.toUpperCase() === word;
 
 /** Tables read by `sql` (FROM, JOIN, `IN db.table`), or why they cannot all be named. */
+/** Text without these words reads no table: most checks, which skip the tokenizer. */
+const MAY_READ = /\b(from|join|in)\b/i;
+
 export function tablesInSql(sql: string): SqlTables {
+  if (!MAY_READ.test(sql)) return { tables: [], opaque: null };
   const tokens = tokenize(sql);
   const tables = new Set<string>();
   let opaque: string | null = null;

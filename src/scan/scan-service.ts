@@ -6,11 +6,12 @@ import { AppError, unavailable } from "../errors/app-error.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
-import type { CheckPass, PreviousCheck } from "../plan/reuse.js";
+import { nextPass, type PreviousCheck } from "../plan/reuse.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import type { ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { executeScan } from "./execute-scan.js";
+import type { IncrementalInput } from "./incremental.js";
 import type { ScanService } from "./types.js";
 
 /** How often the process running a scan proves it is alive in the store. */
@@ -46,21 +47,6 @@ interface RunningScan {
 /** Seconds to the millisecond, for logs without float noise. */
 const round3 = (seconds: number) => Math.round(seconds * 1000) / 1000;
 
-/** The previous pass updated with this scan's results: what the store now holds too. */
-function nextPass(
-  previous: ReadonlyMap<string, PreviousCheck>,
-  passes: ReadonlyMap<string, CheckPass | null>,
-  observations: ReadonlyMap<string, CheckObservation>,
-): Map<string, PreviousCheck> {
-  const next = new Map(previous);
-  for (const [key, pass] of passes) {
-    const observation = observations.get(key);
-    if (pass === null || observation === undefined) next.delete(key);
-    else next.set(key, { ...pass, observation });
-  }
-  return next;
-}
-
 export function createScanService(options: ScanServiceOptions): ScanService {
   const { store, logger, metrics } = options;
   let running: RunningScan | null = null;
@@ -69,6 +55,14 @@ export function createScanService(options: ScanServiceOptions): ScanService {
   let pruning: Promise<void> = Promise.resolve();
   /** the last pass this replica knows, tagged with the newest succeeded scan it matches */
   let lastPass: { scanId: string | null; checks: Map<string, PreviousCheck> } | null = null;
+  /** per catalogue snapshot: the checks' identities, computed again only when the schema changes */
+  const reuseCaches = new WeakMap<CatalogSnapshot, NonNullable<IncrementalInput["cache"]>>();
+
+  function reuseCache(snapshot: CatalogSnapshot): NonNullable<IncrementalInput["cache"]> {
+    let cache = reuseCaches.get(snapshot);
+    if (!cache) reuseCaches.set(snapshot, (cache = {}));
+    return cache;
+  }
 
   /** This replica's last pass, or the store's when another replica (or a previous process) scanned since. */
   async function previousPass(): Promise<Map<string, PreviousCheck>> {
@@ -95,7 +89,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
-        ...(previous ? { incremental: { previous } } : {}),
+        ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
       const storeStarted = performance.now();
       const scan = await store.completeScan({
