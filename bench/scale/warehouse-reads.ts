@@ -1,6 +1,7 @@
 // What the warehouse read for one scan, from ClickHouse's own accounting: system.query_log rows
 // of the scan's queries (query ids `<scan_id>-...`), which the daemon logs with
 // CLICKHOUSE_LOG_QUERIES=true (log_queries=1; 18.16 sends no X-ClickHouse-Summary header).
+import { setTimeout as sleep } from "node:timers/promises";
 import { tablesInSql } from "../../src/plan/sql-tables.js";
 import { quoteIdentifier } from "../../src/sql/identifiers.js";
 import { createServerWarehouse, execServer, type ServerConnection } from "../../src/warehouse/clickhouse-server.js";
@@ -17,14 +18,21 @@ export interface ScanReads {
 
 export async function scanReads(conn: ServerConnection, scanId: string, db: string): Promise<ScanReads> {
   if (!/^[A-Za-z0-9_-]+$/.test(scanId)) throw new Error(`unexpected scan id ${scanId}`);
-  await execServer(conn, "SYSTEM FLUSH LOGS");
   const warehouse = createServerWarehouse({ ...conn, name: "bench", timeoutSeconds: 60 });
   try {
-    const rows = await warehouse.query(
-      `SELECT query, toString(read_bytes) AS read_bytes, toString(read_rows) AS read_rows FROM system.query_log
-        WHERE event_date >= yesterday() AND type = 2 AND query_id LIKE '${scanId}-%'`,
-      { queryId: `bench-reads-${Date.now()}` },
-    );
+    // A query's log entry can land just after its answer: read until two reads agree.
+    let rows: Record<string, unknown>[] = [];
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await execServer(conn, "SYSTEM FLUSH LOGS");
+      const next = await warehouse.query(
+        `SELECT query, toString(read_bytes) AS read_bytes, toString(read_rows) AS read_rows FROM system.query_log
+          WHERE event_date >= yesterday() AND type = 2 AND query_id LIKE '${scanId}-%'`,
+        { queryId: `bench-reads-${Date.now()}` },
+      );
+      if (next.length > 0 && next.length === rows.length) break;
+      rows = next;
+      await sleep(500);
+    }
     const prefix = `${db}.`;
     return {
       bytes: rows.reduce((sum, r) => sum + Number(r.read_bytes), 0),

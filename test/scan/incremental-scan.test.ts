@@ -84,14 +84,22 @@ describe.each(engines)("incremental scans on $name", (engine) => {
     const statuses = async (on = store) => Object.fromEntries((await on.latestStatuses()).map((s) => [s.metric_name, s.status]));
     const tables = (reads: TableRead[]) => sorted(reads.map((r) => r.table));
 
-    /** The server's own accounting of a scan: every finished query, with what it read. */
+    /**
+     * The server's own accounting of a scan: every finished query, with what it read. A query's
+     * log entry may land just after its answer, so this waits until every query sent is there.
+     */
     async function logged(scanId: string): Promise<{ query: string; read_bytes: number }[]> {
-      await handle.exec("SYSTEM FLUSH LOGS");
-      const rows = await handle.warehouse.query(
-        `SELECT query, toString(read_bytes) AS read_bytes FROM system.query_log WHERE type = 2 AND query_id LIKE '${scanId}-%'`,
-        { queryId: `log-${Date.now()}` },
-      );
-      return rows.map((r) => ({ query: String(r.query), read_bytes: Number(r.read_bytes) }));
+      const expected = sent.filter((q) => q.options.queryId.startsWith(`${scanId}-`)).length;
+      for (let attempt = 0; ; attempt++) {
+        await handle.exec("SYSTEM FLUSH LOGS");
+        const rows = await handle.warehouse.query(
+          `SELECT query, toString(read_bytes) AS read_bytes FROM system.query_log WHERE type = 2 AND query_id LIKE '${scanId}-%'`,
+          { queryId: `log-${Date.now()}` },
+        );
+        if (rows.length >= expected || attempt === 50)
+          return rows.map((r) => ({ query: String(r.query), read_bytes: Number(r.read_bytes) }));
+        await sleep(200);
+      }
     }
 
     async function serverNow(): Promise<number> {
