@@ -56,17 +56,19 @@ export interface DatasourceFingerprints {
 
 const hash = (text: string): string => createHash("sha256").update(text, "utf8").digest("base64url").slice(0, 22);
 
-/**
- * The check's identity, or null when it can never keep a result: the planner would not send it
- * (missing column, incomparable keys: answered from the schema, at no cost), its SQL reads the
- * clock or a table that cannot be named, or its probe is unknown here.
- */
-export function identifyCheck(test: InferredTest, schema: WarehouseSchema): CheckIdentity | null {
+/** A check that costs no read anyway: answered from the schema, or skipped by the planner (missing column, not applicable). */
+export const NO_QUERY = "no_query";
+
+/** An identity; NO_QUERY; or null: always read (its SQL reads the clock or a table that cannot be named, or its probe is unknown here). */
+export type Identified = CheckIdentity | typeof NO_QUERY | null;
+
+export function identifyCheck(test: InferredTest, schema: WarehouseSchema): Identified {
+  if (test.probe.type === "schema") return NO_QUERY;
   const dependence = clockDependence(test);
-  if (dependence === "always" || test.probe.type === "schema") return null;
-  if (skipReason(test, schema) !== null) return null;
+  if (dependence === "always") return null;
+  if (skipReason(test, schema) !== null) return NO_QUERY;
   const adapted = adaptJoinKeys(test, schema);
-  if ("reason" in adapted) return null;
+  if ("reason" in adapted) return NO_QUERY;
   // The filter as each aggregate's condition: the same text whichever query the planner puts
   // the check in, and the filter's subqueries are in it.
   const expressions = [
@@ -85,17 +87,17 @@ export function identifyCheck(test: InferredTest, schema: WarehouseSchema): Chec
 }
 
 /** One identity per distinct check key (the first test of a key stands for it). */
-export function identifyChecks(tests: readonly InferredTest[], schema: WarehouseSchema): Map<string, CheckIdentity | null> {
-  const identities = new Map<string, CheckIdentity | null>();
+export function identifyChecks(tests: readonly InferredTest[], schema: WarehouseSchema): Map<string, Identified> {
+  const identities = new Map<string, Identified>();
   for (const test of tests) if (!identities.has(test.key)) identities.set(test.key, identifyCheck(test, schema));
   return identities;
 }
 
 /** datasource -> the tables whose fingerprints the decision needs. */
-export function tablesToFingerprint(identities: ReadonlyMap<string, CheckIdentity | null>): Map<string, string[]> {
+export function tablesToFingerprint(identities: ReadonlyMap<string, Identified>): Map<string, string[]> {
   const sets = new Map<string, Set<string>>();
   for (const identity of identities.values()) {
-    if (identity === null) continue;
+    if (identity === null || identity === NO_QUERY) continue;
     const set = sets.get(identity.datasource) ?? new Set<string>();
     for (const table of identity.tables) set.add(table);
     sets.set(identity.datasource, set);
@@ -129,7 +131,7 @@ export function basisOf(
 
 export interface ReuseInput {
   tests: readonly InferredTest[];
-  identities: ReadonlyMap<string, CheckIdentity | null>;
+  identities: ReadonlyMap<string, Identified>;
   /** per datasource */
   fingerprints: ReadonlyMap<string, DatasourceFingerprints>;
   previous: ReadonlyMap<string, PreviousCheck>;
@@ -142,8 +144,10 @@ export interface ReuseDecision {
   carried: Map<string, CheckObservation>;
   /** key -> basis now, for every check whose tables all have a fingerprint */
   bases: Map<string, string>;
-  /** distinct checks: kept as they were, kept with their age judged again, read */
-  counts: { kept: number; rejudged: number; read: number };
+  /** distinct checks: kept as they were, kept with their age judged again, sent to the warehouse, answered without a query */
+  counts: { kept: number; rejudged: number; read: number; no_query: number };
+  /** keys kept as they were: their result and basis are the previous pass's, nothing to write */
+  unchanged: Set<string>;
 }
 
 /** The kept result of one check, or null when it must be read. */
@@ -178,20 +182,29 @@ function keep(
 }
 
 /** decideReuse fed in slices (a catalogue of 100,000 tests yields between them). */
-export function createReuseDecider(input: Omit<ReuseInput, "tests">): { add(tests: readonly InferredTest[]): void; result(): ReuseDecision } {
+export function createReuseDecider(input: Omit<ReuseInput, "tests">): {
+  add(tests: readonly InferredTest[]): void;
+  result(): ReuseDecision;
+} {
   const carried = new Map<string, CheckObservation>();
   const bases = new Map<string, string>();
-  const counts = { kept: 0, rejudged: 0, read: 0 };
+  const counts = { kept: 0, rejudged: 0, read: 0, no_query: 0 };
+  const unchanged = new Set<string>();
   const decided = new Set<string>();
   const all: InferredTest[] = [];
   const memos = new Map<string, Map<string, string | null>>(); // per datasource: tables -> fingerprints hash
   const memoFor = (datasource: string) => {
     let memo = memos.get(datasource);
-    if (!memo) memos.set(datasource, (memo = new Map()));
+    if (!memo) memos.set(datasource, (memo = new Map<string, string | null>()));
     return memo;
   };
   const decide = (test: InferredTest) => {
-    const identity = input.identities.get(test.key) ?? null;
+    const identified = input.identities.get(test.key) ?? null;
+    if (identified === NO_QUERY) {
+      counts.no_query += 1;
+      return;
+    }
+    const identity = identified;
     const fingerprints = identity ? input.fingerprints.get(identity.datasource) : undefined;
     const basis = identity ? basisOf(identity, fingerprints, memoFor(identity.datasource)) : null;
     if (basis !== null) bases.set(test.key, basis);
@@ -203,7 +216,10 @@ export function createReuseDecider(input: Omit<ReuseInput, "tests">): { add(test
     }
     carried.set(test.key, kept.observation);
     if (kept.rejudged) counts.rejudged += 1;
-    else counts.kept += 1;
+    else {
+      counts.kept += 1;
+      unchanged.add(test.key);
+    }
   };
   return {
     add(tests) {
@@ -214,7 +230,7 @@ export function createReuseDecider(input: Omit<ReuseInput, "tests">): { add(test
         decide(test);
       }
     },
-    result: () => ({ read: all.filter((test) => !carried.has(test.key)), carried, bases, counts }),
+    result: () => ({ read: all.filter((test) => !carried.has(test.key)), carried, bases, counts, unchanged }),
   };
 }
 
@@ -227,7 +243,8 @@ export function decideReuse(input: ReuseInput): ReuseDecision {
 /**
  * What the store keeps beside each result of this pass: the basis of every measured check whose
  * tables all have a fingerprint, null to forget the basis of a check that now has none (its
- * result is no longer tied to known data). Checks this pass did not observe are left out.
+ * result is no longer tied to known data). Checks this pass did not observe, and checks kept as
+ * they were (`decision.unchanged`), are left out.
  */
 export function passRecords(
   decision: ReuseDecision,
@@ -236,6 +253,7 @@ export function passRecords(
 ): Map<string, CheckPass | null> {
   const records = new Map<string, CheckPass | null>();
   for (const [key, observation] of observations) {
+    if (decision.unchanged.has(key)) continue; // the previous pass's, as it is in the store
     const basis = decision.bases.get(key);
     if (basis !== undefined && observation.outcome === "measured") records.set(key, { basis, newest: observation.newest ?? null });
     else if (previous.has(key)) records.set(key, null);

@@ -41,8 +41,9 @@ export interface ScanOutcome {
   blocked: Map<string, string>;
   /** seconds spent waiting for the warehouse, and evaluating its answers */
   timings: { warehouse: number; evaluate: number };
-  /** incremental scans: what the store keeps beside each result (null: forget), and the counts */
+  /** incremental scans: what the store keeps beside each result (null: forget), the checks kept as they were, and the counts */
   passes?: Map<string, CheckPass | null>;
+  unchanged?: Set<string>;
   incremental?: IncrementalSummary;
 }
 
@@ -187,7 +188,7 @@ export async function executeScan(
   const observations = new Map<string, CheckObservation>();
   const observe = createObserver(plan, outcomes, schema);
   await forEachSlice(toRead, (slice) => observeInto(observations, slice, observe));
-  const passes = incremental?.finish(observations);
+  const kept = incremental?.finish(observations);
   const statuses: MetricStatus[] = [];
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
   await forEachSlice(
@@ -214,6 +215,6 @@ export async function executeScan(
     summary,
     blocked,
     timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 },
-    ...(incremental && passes ? { passes, incremental: incremental.summary } : {}),
+    ...(incremental && kept ? { ...kept, incremental: incremental.summary } : {}),
   };
 }

@@ -11,9 +11,9 @@ import {
   identifyCheck,
   passRecords,
   tablesToFingerprint,
-  type CheckIdentity,
   type CheckPass,
   type DatasourceFingerprints,
+  type Identified,
   type PreviousCheck,
 } from "../plan/reuse.js";
 import type { WarehouseSchema } from "../plan/types.js";
@@ -27,7 +27,7 @@ export interface IncrementalInput {
    * Kept by the caller across scans of one catalogue: the checks' identities are computed again
    * only when the warehouse schema changed (at 100,000 tests they cost a few hundred ms).
    */
-  cache?: { identities?: { schema: string; byKey: Map<string, CheckIdentity | null> } };
+  cache?: { identities?: { tests: readonly InferredTest[]; schema: string; distinct: InferredTest[]; byKey: Map<string, Identified> } };
 }
 
 export interface IncrementalSummary {
@@ -41,11 +41,14 @@ export interface IncrementalSummary {
 }
 
 export interface Incremental {
-  /** the tests to plan */
+  /** the tests to plan: one per distinct check that keeps no result */
   read: InferredTest[];
   summary: IncrementalSummary;
-  /** Adds the kept results to `observations` and returns what the store keeps beside them. */
-  finish(observations: Map<string, CheckObservation>): Map<string, CheckPass | null>;
+  /**
+   * Adds the kept results to `observations`; returns what the store keeps beside the results,
+   * and the checks kept as they were (already in the store as they are).
+   */
+  finish(observations: Map<string, CheckObservation>): { passes: Map<string, CheckPass | null>; unchanged: Set<string> };
 }
 
 /**
@@ -70,19 +73,33 @@ export async function readFingerprints(
   }
 }
 
-/** identifyCheck per distinct key, from the cache when the schema is the same, in slices. */
+/**
+ * One test per distinct key (the planner and the observer need no more: shared checks run and are
+ * observed once), and identifyCheck per key: from the cache when the tests and the schema are the
+ * same as last time, else computed in slices.
+ */
 async function identitiesFor(
   tests: readonly InferredTest[],
   schema: WarehouseSchema,
   cache: IncrementalInput["cache"],
-): Promise<Map<string, CheckIdentity | null>> {
+): Promise<{ distinct: InferredTest[]; byKey: Map<string, Identified> }> {
   const signature = JSON.stringify(schema);
-  const byKey = cache?.identities?.schema === signature ? cache.identities.byKey : new Map<string, CheckIdentity | null>();
+  const cached = cache?.identities;
+  if (cached && cached.tests === tests && cached.schema === signature) return cached;
+  const byKey = cached?.schema === signature ? cached.byKey : new Map<string, Identified>();
+  const distinct: InferredTest[] = [];
+  const seen = new Set<string>();
   await forEachSlice(tests, (slice) => {
-    for (const test of slice) if (!byKey.has(test.key)) byKey.set(test.key, identifyCheck(test, schema));
+    for (const test of slice) {
+      if (seen.has(test.key)) continue;
+      seen.add(test.key);
+      distinct.push(test);
+      if (!byKey.has(test.key)) byKey.set(test.key, identifyCheck(test, schema));
+    }
   });
-  if (cache) cache.identities = { schema: signature, byKey };
-  return byKey;
+  const identities = { tests, schema: signature, distinct, byKey };
+  if (cache) cache.identities = identities;
+  return identities;
 }
 
 export async function startIncremental(
@@ -92,7 +109,7 @@ export async function startIncremental(
   input: IncrementalInput,
   options: { scanId: string; signal?: AbortSignal },
 ): Promise<Incremental> {
-  const identities = await identitiesFor(tests, schema, input.cache);
+  const { distinct, byKey: identities } = await identitiesFor(tests, schema, input.cache);
   const fingerprints = new Map<string, DatasourceFingerprints>();
   let alwaysRead = 0;
   for (const [datasource, tables] of tablesToFingerprint(identities)) {
@@ -104,7 +121,7 @@ export async function startIncremental(
     alwaysRead += tables.filter((table) => !read.tables.has(table)).length;
   }
   const decider = createReuseDecider({ identities, fingerprints, previous: input.previous });
-  await forEachSlice(tests, (slice) => decider.add(slice));
+  await forEachSlice(distinct, (slice) => decider.add(slice));
   const decision = decider.result();
   const fingerprinted = [...fingerprints.values()].reduce((sum, f) => sum + f.tables.size, 0);
   return {
@@ -112,7 +129,7 @@ export async function startIncremental(
     summary: { ...decision.counts, tables_fingerprinted: fingerprinted, tables_always_read: alwaysRead },
     finish(observations) {
       for (const [key, observation] of decision.carried) observations.set(key, observation);
-      return passRecords(decision, observations, input.previous);
+      return { passes: passRecords(decision, observations, input.previous), unchanged: decision.unchanged };
     },
   };
 }

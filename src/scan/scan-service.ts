@@ -99,6 +99,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         statuses: outcome.statuses,
         summary: outcome.summary,
         ...(outcome.passes ? { passes: outcome.passes } : {}),
+        ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
       });
       if (previous && outcome.passes) lastPass = { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) };
       const storeSeconds = (performance.now() - storeStarted) / 1000;

@@ -130,7 +130,12 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   // statuses or results back. It is still recorded as succeeded, with its own summary.
   const overtaken = await sql(`SELECT 1 FROM "scans" WHERE "status" = 'succeeded' AND "started_at" > $1 LIMIT 1`, [existing.started_at]);
   if (overtaken.rows.length === 0) {
-    await writeObservations(sql, scan, finishedAt);
+    // Results an incremental scan kept as they were are in the store as they are: not sent again.
+    const unchanged = scan.unchanged;
+    const changed = unchanged?.size
+      ? { ...scan, observations: new Map([...scan.observations].filter(([key]) => !unchanged.has(key))) }
+      : scan;
+    await writeObservations(sql, changed, finishedAt);
     await writePasses(sql, scan);
     await writeStatuses(sql, scan, finishedAt);
   }

@@ -47,6 +47,8 @@ export interface FinishedScan {
   summary: TestCounts;
   /** incremental scans: the basis each observed check was measured under; null forgets it. Unset (a full scan): every basis is forgotten */
   passes?: ReadonlyMap<string, CheckPass | null>;
+  /** incremental scans: checks whose result and basis are the previous pass's, unchanged: not written again */
+  unchanged?: ReadonlySet<string>;
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */

@@ -7,8 +7,10 @@ import {
   decideReuse,
   identifyCheck,
   identifyChecks,
+  NO_QUERY,
   passRecords,
   tablesToFingerprint,
+  type CheckIdentity,
   type DatasourceFingerprints,
   type PreviousCheck,
 } from "../../src/plan/reuse.js";
@@ -75,31 +77,38 @@ function firstPass(
   return previous;
 }
 
+/** The identity of a check that keeps results on unchanged tables. */
+function keyed(test: InferredTest, schema = SCHEMA): CheckIdentity {
+  const identity = identifyCheck(test, schema);
+  if (identity === null || identity === NO_QUERY) throw new Error(`${test.key} has no identity`);
+  return identity;
+}
+
 describe("identifyCheck", () => {
   it("lists every table the check's SQL reads: the base table, NOT IN subqueries and semi-joins hop by hop", () => {
-    expect(identifyCheck(find("measure_not_null"), SCHEMA)?.tables).toEqual(["shop.orders"]);
-    expect(identifyCheck(find("join_referential_integrity"), SCHEMA)?.tables).toEqual(["shop.customers", "shop.orders"]);
+    expect(keyed(find("measure_not_null")).tables).toEqual(["shop.orders"]);
+    expect(keyed(find("join_referential_integrity")).tables).toEqual(["shop.customers", "shop.orders"]);
     // regions' checks run on the rows the metric reaches: customers reached from orders.
     const regionKey = find("join_key_unique", "shop.regions");
     expect(regionKey.filter).toContain("FROM `shop`.`customers`");
-    expect(identifyCheck(regionKey, SCHEMA)?.tables).toEqual(["shop.customers", "shop.orders", "shop.regions"]);
+    expect(keyed(regionKey).tables).toEqual(["shop.customers", "shop.orders", "shop.regions"]);
   });
 
   it("changes its SQL hash with the SQL sent (filter, NULL guards from the column types), not with the metric", () => {
     const test = find("measure_not_null");
-    const sql = identifyCheck(test, SCHEMA)!.sql;
-    expect(identifyCheck({ ...test, metric: "other" }, SCHEMA)!.sql).toBe(sql);
-    expect(identifyCheck({ ...test, filter: "status = 'x'" }, SCHEMA)!.sql).not.toBe(sql);
+    const sql = keyed(test).sql;
+    expect(keyed({ ...test, metric: "other" }).sql).toBe(sql);
+    expect(keyed({ ...test, filter: "status = 'x'" }).sql).not.toBe(sql);
     const ri = find("join_referential_integrity");
     const widened: WarehouseSchema = {
       default: { ...SCHEMA.default!, "shop.customers": { ...SCHEMA.default!["shop.customers"]!, id: "UInt32" } },
     };
-    expect(identifyCheck(ri, widened)!.sql).not.toBe(identifyCheck(ri, SCHEMA)!.sql);
+    expect(keyed(ri, widened).sql).not.toBe(keyed(ri).sql);
   });
 
-  it("has none for checks never kept: schema checks, skipped probes, the clock in the filter, unnamed tables", () => {
-    expect(identifyCheck(find("columns_exist"), SCHEMA)).toBeNull();
-    expect(identifyCheck(find("measure_not_null"), { default: {} })).toBeNull();
+  it("has none for checks never kept: no query (schema checks, skipped probes); always read (the clock in the filter, unnamed tables)", () => {
+    expect(identifyCheck(find("columns_exist"), SCHEMA)).toBe(NO_QUERY);
+    expect(identifyCheck(find("measure_not_null"), { default: {} })).toBe(NO_QUERY);
     expect(identifyCheck({ ...find("measure_not_null"), filter: "created_at > now() - 86400" }, SCHEMA)).toBeNull();
     expect(identifyCheck({ ...find("measure_not_null"), filter: "id IN (SELECT id FROM vip)" }, SCHEMA)).toBeNull();
   });
@@ -130,12 +139,18 @@ describe("decideReuse", () => {
     expect(read.has(find("measure_not_null").key)).toBe(false);
     expect(decision.carried.get(find("join_referential_integrity").key)).toEqual(measured(3, 100));
     expect(decision.counts.rejudged).toBe(1); // the freshness check, judged again with the server's clock
+    expect(decision.counts.read).toBe(new Set(VIEW.filter((t) => t.probe.type !== "schema").map((t) => t.key)).size);
+    expect(decision.unchanged.has(find("measure_not_null").key)).toBe(true);
+    expect(decision.unchanged.has(find("freshness").key)).toBe(false);
   });
 
   it("reads exactly the checks whose SQL reads a changed table, through joins and semi-joins too", () => {
     const decision = decideReuse({ tests: all, identities, fingerprints: prints({ "shop.customers": "c2" }), previous });
     const read = decision.read.filter((t) => t.probe.type !== "schema" && !VIEW.includes(t));
-    const expected = all.filter((t) => identities.get(t.key)?.tables.includes("shop.customers"));
+    const expected = all.filter((t) => {
+      const identity = identities.get(t.key);
+      return identity !== null && identity !== NO_QUERY && identity?.tables.includes("shop.customers");
+    });
     expect(new Set(read.map((t) => t.key))).toEqual(new Set(expected.map((t) => t.key)));
     expect(read.map((t) => t.key)).toContain(find("join_referential_integrity").key); // orders' NOT IN over customers
     expect(read.map((t) => t.key)).toContain(find("join_key_unique", "shop.regions").key); // regions reached through customers
