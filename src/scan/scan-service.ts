@@ -101,7 +101,11 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         ...(outcome.passes ? { passes: outcome.passes } : {}),
         ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
       });
-      if (previous && outcome.passes) lastPass = { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) };
+      // What the store now holds, unless a later-started scan had already written newer results.
+      lastPass =
+        previous && outcome.passes && scan.results_written !== false
+          ? { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) }
+          : null;
       const storeSeconds = (performance.now() - storeStarted) / 1000;
       // The read model (and with it /metrics) follows the store: it reloads what was just written,
       // before the scan counts as done, so a caller told "succeeded" reads the new statuses.

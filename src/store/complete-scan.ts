@@ -148,5 +148,5 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
       [scan.scan_id, finishedAt, total, passing, failing, warning, scan.catalog.version],
     )
   ).rows;
-  return toScanRecord(row!);
+  return { ...toScanRecord(row!), results_written: overtaken.rows.length === 0 };
 }

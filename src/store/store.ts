@@ -19,6 +19,11 @@ export interface ScanRecord {
   summary: { total: number; passing: number; failing: number; warning: number } | null;
   /** hash of the catalogue a succeeded scan ran; null otherwise */
   catalog_version: string | null;
+  /**
+   * completeScan only: false when a scan that started later had already succeeded, so this
+   * scan's results were not written (they are older than the store's)
+   */
+  results_written?: boolean;
 }
 
 export interface StoredMetricStatus extends MetricStatus {
