@@ -33,14 +33,22 @@ export interface TableFingerprints {
 /** Engines that keep their data in immutable parts listed by system.parts. */
 export const hasParts = (engine: string): boolean => /MergeTree$/.test(engine);
 
+/**
+ * `(database = 'a' AND table IN ('t1', 't2')) OR ...`, one term per database: on 18.16 a list of
+ * names is six times faster than an OR-chain of (database, table) equalities at 100 tables (and
+ * a tuple IN is not used on system tables there; see schema-query.ts).
+ */
 function conditions(tables: readonly string[], databaseColumn: string, tableColumn: string): string {
-  const valid = [...new Set(tables)].filter(isQualifiedTable).sort();
-  if (valid.length === 0) return "0";
-  return valid
-    .map((qualified) => {
-      const [database, table] = qualified.split(".") as [string, string];
-      return `(${databaseColumn} = ${quoteString(database)} AND ${tableColumn} = ${quoteString(table)})`;
-    })
+  const byDatabase = new Map<string, string[]>();
+  for (const qualified of [...new Set(tables)].filter(isQualifiedTable).sort()) {
+    const [database, table] = qualified.split(".") as [string, string];
+    byDatabase.set(database, [...(byDatabase.get(database) ?? []), table]);
+  }
+  if (byDatabase.size === 0) return "0";
+  return [...byDatabase]
+    .map(
+      ([database, names]) => `(${databaseColumn} = ${quoteString(database)} AND ${tableColumn} IN (${names.map(quoteString).join(", ")}))`,
+    )
     .join(" OR ");
 }
 

@@ -196,8 +196,10 @@ describe("fingerprints", () => {
   it("are read in one query over system.tables and system.parts, for the given tables only", () => {
     const sql = fingerprintQuery(["shop.orders", "shop.customers", "not a table"]);
     expect(sql).toContain("FROM system.tables AS t ANY LEFT JOIN (SELECT database, table AS name");
-    expect(sql).toContain(
-      "FROM system.parts WHERE active AND ((database = 'shop' AND table = 'customers') OR (database = 'shop' AND table = 'orders'))",
+    expect(sql).toContain("FROM system.parts WHERE active AND ((database = 'shop' AND table IN ('customers', 'orders')))");
+    expect(sql).toContain("WHERE (t.database = 'shop' AND t.name IN ('customers', 'orders'))");
+    expect(fingerprintQuery(["a.x", "b.y", "a.z"])).toContain(
+      "((database = 'a' AND table IN ('x', 'z')) OR (database = 'b' AND table IN ('y')))",
     );
     expect(sql).not.toContain("not a table");
     expect(fingerprintQuery([])).toContain("WHERE 0");
