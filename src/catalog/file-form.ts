@@ -2,6 +2,7 @@
 // file (a dbt project's model files, or MetricFlow's one-object-per-document layout), or
 // neither. Decided from the top-level keys alone, so a file of another tool that happens to
 // sit in METRICS_DIR (dbt_project.yml, a Helm values file) is a warning, never fatal.
+import { isMapping } from "./mapping.js";
 
 /** Top-level keys of dbt property files and of MetricFlow's per-document layout. */
 export const DBT_KEYS = new Set([
@@ -39,9 +40,6 @@ export function isDbtProjectFile(file: string): boolean {
 }
 
 export type FileForm = "ours" | "metricflow" | "unknown";
-
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** dbt metric entries always carry `type` (simple, ratio...) or `type_params`; ours never do. */
 function looksLikeDbtMetrics(value: unknown): boolean {

@@ -4,6 +4,7 @@
 // definitions.
 import { checkDerivedInputs } from "./derived-inputs.js";
 import { fileForm, isDbtProjectFile } from "./file-form.js";
+import { nameOf } from "./mapping.js";
 import { readMetricFlowProject, type MetricFlowDocument } from "./metricflow/read-project.js";
 import { toDefinition } from "./to-definition.js";
 import type { Catalog, CatalogError, CatalogFile, CatalogWarning, DeclaredTest, MetricDefinition } from "./types.js";
@@ -19,12 +20,6 @@ export const DEFAULT_PARSE_OPTIONS: ParseOptions = { metricflowDatabase: "defaul
 
 function compareFiles(a: CatalogFile, b: CatalogFile): number {
   return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
-}
-
-function rawName(raw: unknown): string | null {
-  if (raw === null || typeof raw !== "object") return null;
-  const name = (raw as Record<string, unknown>).name;
-  return typeof name === "string" ? name : null;
 }
 
 function metricError(file: string, metric: string | null, label: string, message: string): CatalogError {
@@ -73,7 +68,7 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
     const { entries, errors: fileErrors } = readMetricEntries(file.file, parsed.documents);
     errors.push(...fileErrors);
     entries.forEach((raw, index) => {
-      const name = rawName(raw);
+      const name = nameOf(raw);
       const label = name === null ? `metrics[${index}]` : `metric ${JSON.stringify(name)}`;
       if (name !== null && seen.has(name)) {
         errors.push(metricError(file.file, name, label, `name: duplicate metric name, already defined in ${seen.get(name)}`));

@@ -1,6 +1,7 @@
 // Validates one raw metric entry and maps it onto the catalogue's definition types.
 import { derivedSchema, FRESHNESS, structuredSchema, type DerivedInput, type StructuredInput } from "./metric-schema.js";
 import { formatIssue } from "./format-issue.js";
+import { isMapping } from "./mapping.js";
 import type { DerivedMetricDefinition, MetricDefinition, StructuredMetricDefinition } from "./types.js";
 
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800 };
@@ -72,8 +73,8 @@ function derived(v: DerivedInput, file: string): DerivedMetricDefinition {
 export type EntryResult = { ok: true; metric: MetricDefinition } | { ok: false; problems: string[] };
 
 export function toDefinition(raw: unknown, file: string): EntryResult {
-  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, problems: ["(metric): expected a mapping"] };
-  const isDerived = (raw as Record<string, unknown>).kind === "derived";
+  if (!isMapping(raw)) return { ok: false, problems: ["(metric): expected a mapping"] };
+  const isDerived = raw.kind === "derived";
   const result = isDerived ? derivedSchema.safeParse(raw) : structuredSchema.safeParse(raw);
   if (!result.success) return { ok: false, problems: result.error.issues.flatMap((issue) => formatIssue(issue, raw)) };
   const metric = isDerived ? derived(result.data as DerivedInput, file) : structured(result.data as StructuredInput, file);

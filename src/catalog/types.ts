@@ -1,4 +1,5 @@
 // Validated metric definitions: the output of the catalogue stage.
+import type { MfMetricMeta } from "./metricflow/schema-meta.js";
 
 export const MEASURE_FUNCTIONS = ["Sum", "Count", "CountDistinct", "Avg", "Min", "Max", "Median", "Percentile", "SumBoolean"] as const;
 export type MeasureFunction = (typeof MEASURE_FUNCTIONS)[number];
@@ -66,6 +67,8 @@ export interface StructuredMetricDefinition {
   /** MetricFlow-only semantics kept for the reader of the IR (not evaluated here) */
   metricflow: Record<string, unknown> | null;
   file: string;
+  /** MetricFlow `config.meta` as its schema reads it (free-form); absent when the metric has none */
+  meta?: MfMetricMeta;
 }
 
 export interface DerivedMetricDefinition {
@@ -79,6 +82,8 @@ export interface DerivedMetricDefinition {
   source: MetricSource;
   metricflow: Record<string, unknown> | null;
   file: string;
+  /** MetricFlow `config.meta` as its schema reads it (free-form); absent when the metric has none */
+  meta?: MfMetricMeta;
 }
 
 export interface MetricSource {

@@ -68,7 +68,7 @@ export function identifyCheck(test: InferredTest, schema: WarehouseSchema): Iden
   if (dependence === "always") return null;
   if (skipReason(test, schema) !== null) return NO_QUERY;
   const adapted = adaptJoinKeys(test, schema);
-  if ("reason" in adapted) return NO_QUERY;
+  if ("skip" in adapted) return NO_QUERY;
   // The filter as each aggregate's condition: the same text whichever query the planner puts
   // the check in, and the filter's subqueries are in it.
   const expressions = [

@@ -8,16 +8,22 @@ import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import { nextPass, type PreviousCheck } from "../plan/reuse.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
-import type { ScanRecord, ScanTrigger, Store } from "../store/store.js";
+import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { executeScan } from "./execute-scan.js";
 import type { IncrementalInput } from "./incremental.js";
+import { currentProcess } from "./orphans.js";
 import type { ScanService } from "./types.js";
 
 /** How often the process running a scan proves it is alive in the store. */
 export const SCAN_HEARTBEAT_MS = 15_000;
 /** A running scan whose heartbeat is older than this belongs to a dead process (4 missed beats). */
 export const SCAN_ORPHANED_AFTER_MS = 4 * SCAN_HEARTBEAT_MS;
+/**
+ * How often a failure the store could not record (it was down when the scan failed) is written
+ * again, so the scan does not read `running` once the store is back.
+ */
+export const UNRECORDED_FAILURE_RETRY_MS = 2_000;
 
 export interface ScanServiceOptions {
   getSnapshot: () => CatalogSnapshot;
@@ -34,6 +40,8 @@ export interface ScanServiceOptions {
   afterScan?: () => Promise<unknown>;
   /** the observations the replica serves, for a run that joined a scan it did not start */
   currentObservations?: () => ReadonlyMap<string, CheckObservation>;
+  /** recorded with each scan, so a restarted process can abort its predecessor's (scan/orphans.ts) */
+  owner?: ScanOwner;
 }
 
 type Finished = { scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> };
@@ -53,6 +61,38 @@ export function createScanService(options: ScanServiceOptions): ScanService {
   /** set while the scan row of a new scan is being written, before `running` is */
   let starting: Promise<RunningScan> | null = null;
   let pruning: Promise<void> = Promise.resolve();
+  const owner = options.owner ?? currentProcess();
+  /** failures the store was down to record: written again until it takes them */
+  const unrecorded = new Map<string, { finishedAt: Date; error: string }>();
+  let retryTimer: NodeJS.Timeout | null = null;
+  let recording: Promise<void> | null = null;
+
+  /** One pass at a time over the unrecorded failures; stops at the first the store refuses. */
+  function recordFailures(): Promise<void> {
+    recording ??= (async () => {
+      for (const [scanId, failure] of unrecorded) {
+        try {
+          await store.failScan(scanId, failure.finishedAt, failure.error);
+        } catch {
+          return; // still down: the next tick tries again
+        }
+        unrecorded.delete(scanId);
+        logger.info({ scan_id: scanId }, "recorded a scan's failure once the store was back");
+      }
+      if (retryTimer) clearInterval(retryTimer);
+      retryTimer = null;
+    })().finally(() => {
+      recording = null;
+    });
+    return recording;
+  }
+
+  function rememberFailure(scanId: string, finishedAt: Date, error: string): void {
+    unrecorded.set(scanId, { finishedAt, error });
+    retryTimer ??= setInterval(() => void recordFailures(), UNRECORDED_FAILURE_RETRY_MS);
+    retryTimer.unref();
+  }
+
   /** the last pass this replica knows, tagged with the newest succeeded scan it matches */
   let lastPass: { scanId: string | null; checks: Map<string, PreviousCheck> } | null = null;
   /** per catalogue snapshot: the checks' identities, computed again only when the schema changes */
@@ -112,6 +152,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       await options.afterScan?.().catch((error: unknown) => log.warn({ err: error }, "reloading the read model after the scan failed"));
       const total = (performance.now() - started) / 1000;
       metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
+      metrics.countIsolationQueries(outcome.isolationQueries);
       const timings = {
         total: round3(total),
         warehouse: round3(outcome.timings.warehouse),
@@ -119,7 +160,12 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         store: round3(storeSeconds),
       };
       log.info(
-        { seconds: timings, summary: scan.summary, ...(outcome.incremental ? { incremental: outcome.incremental } : {}) },
+        {
+          seconds: timings,
+          summary: scan.summary,
+          isolation_queries: outcome.isolationQueries,
+          ...(outcome.incremental ? { incremental: outcome.incremental } : {}),
+        },
         "scan succeeded",
       );
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
@@ -131,10 +177,13 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       const message = (error as Error).message;
       metrics.observeScan(record.trigger, "failed", (performance.now() - started) / 1000);
       log.error({ err: error }, "scan failed");
-      // The store may be the thing that is down: a failed write here must not crash the daemon.
-      const scan = await store
-        .failScan(record.scan_id, new Date(), message)
-        .catch(() => ({ ...record, status: "failed" as const, error: message, finished_at: new Date() }));
+      // The store may be the thing that is down: a failed write here must not crash the daemon,
+      // and is written again once the store answers (else the row would read `running`).
+      const finishedAt = new Date();
+      const scan = await store.failScan(record.scan_id, finishedAt, message).catch(() => {
+        rememberFailure(record.scan_id, finishedAt, message);
+        return { ...record, status: "failed" as const, error: message, finished_at: finishedAt };
+      });
       return { scan, observations: new Map() };
     } finally {
       clearInterval(heartbeat);
@@ -144,7 +193,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
   async function start(trigger: ScanTrigger): Promise<RunningScan> {
     let record: ScanRecord;
     try {
-      record = await store.createScan({ scan_id: randomUUID(), trigger, started_at: new Date() });
+      record = await store.createScan({ scan_id: randomUUID(), trigger, started_at: new Date(), owner });
     } catch (error) {
       throw unavailable(`cannot record the scan: the store is unavailable (${(error as Error).message})`, error);
     }
@@ -195,6 +244,10 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       await current.done;
     }
     await pruning;
+    if (retryTimer) clearInterval(retryTimer);
+    retryTimer = null;
+    // A last try; what the store still cannot take is aborted by the next start (scan/orphans.ts).
+    await recordFailures();
   }
 
   return { trigger, wait, run, stop };

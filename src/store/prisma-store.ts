@@ -9,7 +9,7 @@ import { openDatabase, type Database } from "./open-database.js";
 import type { Sql } from "./sql-session.js";
 import { newestSucceededScan, readStateIn, readStatuses } from "./read-state.js";
 import { guard, StoreError } from "./store-error.js";
-import type { FinishedScan, ScanRecord, ScanTrigger, Store } from "./store.js";
+import type { FinishedScan, RunningScanOwner, ScanOwner, ScanRecord, ScanTrigger, Store } from "./store.js";
 
 export interface CreateStoreOptions {
   /** PostgreSQL URL; unset means embedded PGlite in `${dataDir}/pglite` */
@@ -61,17 +61,53 @@ class PrismaStore implements Store {
     });
   }
 
+  runningScanOwners(): Promise<RunningScanOwner[]> {
+    return guard("runningScanOwners", async () => {
+      const rows = await this.db.scan.findMany({
+        where: { status: "running" },
+        select: { id: true, ownerHost: true, ownerPid: true, ownerStartedAt: true },
+        orderBy: { startedAt: "asc" },
+      });
+      return rows.map((row) => ({
+        scan_id: row.id,
+        owner:
+          row.ownerHost === null || row.ownerPid === null || row.ownerStartedAt === null
+            ? null
+            : { host: row.ownerHost, pid: row.ownerPid, process_started_at: row.ownerStartedAt },
+      }));
+    });
+  }
+
+  abortScans(scanIds: readonly string[]): Promise<number> {
+    if (scanIds.length === 0) return Promise.resolve(0);
+    return guard("abortScans", async () => {
+      const { count } = await this.db.scan.updateMany({
+        where: { id: { in: [...scanIds] }, status: "running" },
+        data: { status: "aborted", finishedAt: new Date(), error: ABORTED_ERROR },
+      });
+      return count;
+    });
+  }
+
   heartbeatScan(scanId: string, at: Date): Promise<void> {
     return guard("heartbeatScan", async () => {
       await this.db.scan.updateMany({ where: { id: scanId, status: "running" }, data: { heartbeatAt: at } });
     });
   }
 
-  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord> {
+  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord> {
+    const { owner } = scan;
     return guard("createScan", async () =>
       toScanRecord(
         await this.db.scan.create({
-          data: { id: scan.scan_id, trigger: scan.trigger, status: "running", startedAt: scan.started_at, heartbeatAt: scan.started_at },
+          data: {
+            id: scan.scan_id,
+            trigger: scan.trigger,
+            status: "running",
+            startedAt: scan.started_at,
+            heartbeatAt: scan.started_at,
+            ...(owner ? { ownerHost: owner.host, ownerPid: owner.pid, ownerStartedAt: owner.process_started_at } : {}),
+          },
         }),
       ),
     );

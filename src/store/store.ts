@@ -26,6 +26,24 @@ export interface ScanRecord {
   results_written?: boolean;
 }
 
+/**
+ * The process that runs a scan. A pid names one live process on a host at a time, and the
+ * process start time tells a restarted process (a container's pid 1 again) from its predecessor.
+ */
+export interface ScanOwner {
+  host: string;
+  pid: number;
+  /** when the process started, to the millisecond */
+  process_started_at: Date;
+}
+
+/** A scan still marked running, with what tells whether its process is alive. */
+export interface RunningScanOwner {
+  scan_id: string;
+  /** null on scans recorded before owners were */
+  owner: ScanOwner | null;
+}
+
 export interface StoredMetricStatus extends MetricStatus {
   /** when the scan that produced this status finished */
   checked_at: Date;
@@ -73,9 +91,13 @@ export interface Store {
    * if they never beat) is older than `staleBefore`. Returns how many.
    */
   abortOrphanedScans(staleBefore: Date): Promise<number>;
+  /** Scans still marked running, with their owners (see scan/orphans.ts). */
+  runningScanOwners(): Promise<RunningScanOwner[]>;
+  /** Marks these scans `aborted` if they are still running. Returns how many. */
+  abortScans(scanIds: readonly string[]): Promise<number>;
   /** Proves the scan's process is alive (see abortOrphanedScans). */
   heartbeatScan(scanId: string, at: Date): Promise<void>;
-  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord>;
+  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord>;
   /**
    * Writes what changed (check results, statuses, status periods; the catalogue version once)
    * in ONE transaction, and marks the scan succeeded. finished_at is taken inside it.

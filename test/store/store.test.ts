@@ -151,6 +151,15 @@ describe.each(targets)("store on $name", (target) => {
     expect((await observations()).get("k1")?.rows_affected).toBe(5);
   });
 
+  it("keeps the outcome: a check that failed to compute with the same counts is a new period", async () => {
+    const tests = [test("m", "k1")];
+    await scan("a", 10, tests, { k1: observation(20) }, [status("m", "degraded")]);
+    const failed = observation(20, 10_000, { outcome: "failed" }); // only the outcome differs
+    await scan("b", 20, tests, { k1: failed }, [status("m", "unreliable")]);
+    expect((await observations()).get("k1")).toEqual(failed);
+    expect(await count("check_results")).toBe(2);
+  });
+
   it("keeps `since` while a status holds and records each change", async () => {
     const tests = [test("m", "k"), test("other", "o")];
     await scan("a", 10, tests, { k: observation() }, [status("m", "healthy"), status("other", "degraded")]);

@@ -1,26 +1,43 @@
 // dbt column tests (`tests:` or `data_tests:` under `models:` / `sources:` columns) read as
 // declared tests of the table they are on. not_null, unique, relationships and
 // accepted_values are run; any other test is named in a warning, never silently dropped.
+// These files are dbt's: only a thin slice is read, so the schemas are lenient (`catch`): an
+// entry this reader cannot use is skipped without a word, as dbt validates its own files.
+import { z } from "zod";
 import { isQualifiedTable } from "../../sql/identifiers.js";
 import { DECLARED_TEST_KINDS, type CatalogWarning, type DeclaredTest, type DeclaredTestKind } from "../types.js";
 import { refName, sourceName } from "./relation.js";
 
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 const KINDS = new Set<string>(DECLARED_TEST_KINDS);
+
+/** Anything but a list reads as an empty one. */
+const lenientList = z.array(z.unknown()).catch([]);
+const optionalText = z.string().optional().catch(undefined);
+const mapping = z.record(z.string(), z.unknown());
+const config = z.looseObject({ enabled: z.unknown().optional(), alias: optionalText, severity: optionalText }).catch({});
+
+const dbtModel = z.looseObject({ name: z.string(), config, columns: lenientList });
+const dbtSource = z.looseObject({ name: z.string(), schema: optionalText, tables: z.array(z.unknown()) });
+const dbtTable = z.looseObject({ name: z.string(), identifier: optionalText, columns: lenientList });
+const dbtColumn = z.looseObject({ name: z.string(), tests: lenientList, data_tests: lenientList });
+/** `unique`, or `{ relationships: { to: ..., field: ... } }`: the test's name and its body. */
+const testEntry = z.union([z.string(), mapping]);
+/** dbt 1.10 moved test arguments under `arguments:`; both spellings are read. */
+const testBody = mapping.catch({}).transform((body) => {
+  const args = mapping.safeParse(body.arguments);
+  return args.success ? { ...body, ...args.data } : body;
+});
+const testArguments = z.looseObject({
+  config,
+  severity: optionalText,
+  to: optionalText,
+  field: optionalText,
+  values: z.array(z.unknown()).optional().catch(undefined),
+});
 
 export interface DbtTestsResult {
   tests: DeclaredTest[];
   warnings: CatalogWarning[];
-}
-
-function configOf(body: Record<string, unknown>): Record<string, unknown> {
-  return isMapping(body.config) ? body.config : {};
-}
-
-/** dbt 1.10 moved test arguments under `arguments:`; both spellings are read. */
-function argumentsOf(body: Record<string, unknown>): Record<string, unknown> {
-  return isMapping(body.arguments) ? { ...body, ...body.arguments } : body;
 }
 
 function readColumnTests(
@@ -31,10 +48,12 @@ function readColumnTests(
   resolveTable: (text: string) => string | null,
   out: DbtTestsResult,
 ): void {
-  for (const entry of raw) {
-    const name = typeof entry === "string" ? entry : isMapping(entry) ? Object.keys(entry)[0] : undefined;
+  for (const item of raw) {
+    const entry = testEntry.safeParse(item);
+    if (!entry.success) continue;
+    const name = typeof entry.data === "string" ? entry.data : Object.keys(entry.data)[0];
     if (name === undefined) continue;
-    const body = isMapping(entry) && isMapping(entry[name]) ? argumentsOf(entry[name]) : {};
+    const body = testArguments.parse(typeof entry.data === "string" ? {} : testBody.parse(entry.data[name]));
     const bare = name.startsWith("dbt.") ? name.slice(4) : name;
     if (!KINDS.has(bare)) {
       out.warnings.push({
@@ -43,20 +62,19 @@ function readColumnTests(
       });
       continue;
     }
-    const declared = configOf(body).severity ?? body.severity;
-    const severity = typeof declared === "string" && declared.toLowerCase() === "warn" ? "warn" : "error";
+    const declared = body.config.severity ?? body.severity;
+    const severity = declared?.toLowerCase() === "warn" ? "warn" : "error";
     const test: DeclaredTest = { kind: bare as DeclaredTestKind, table, column, severity, file };
     if (bare === "relationships") {
-      const to = typeof body.to === "string" ? resolveTable(body.to) : null;
-      const field = typeof body.field === "string" ? body.field : null;
-      if (to === null || field === null) {
+      const to = body.to === undefined ? null : resolveTable(body.to);
+      if (to === null || body.field === undefined) {
         out.warnings.push({ file, message: `${file}: ${table}.${column}: relationships test needs to: ref('model') and field: (not run)` });
         continue;
       }
-      test.to = { table: to, column: field };
+      test.to = { table: to, column: body.field };
     }
     if (bare === "accepted_values") {
-      if (!Array.isArray(body.values) || body.values.length === 0) {
+      if (body.values === undefined || body.values.length === 0) {
         out.warnings.push({ file, message: `${file}: ${table}.${column}: accepted_values test needs values: (not run)` });
         continue;
       }
@@ -68,19 +86,15 @@ function readColumnTests(
 
 function readColumns(
   table: string,
-  owner: Record<string, unknown>,
+  columns: unknown[],
   file: string,
   resolveTable: (text: string) => string | null,
   out: DbtTestsResult,
 ): void {
-  if (!Array.isArray(owner.columns)) return;
-  for (const column of owner.columns) {
-    if (!isMapping(column) || typeof column.name !== "string") continue;
-    const tests: unknown[] = [
-      ...(Array.isArray(column.tests) ? (column.tests as unknown[]) : []),
-      ...(Array.isArray(column.data_tests) ? (column.data_tests as unknown[]) : []),
-    ];
-    readColumnTests(table, column.name, tests, file, resolveTable, out);
+  for (const item of columns) {
+    const column = dbtColumn.safeParse(item);
+    if (column.success)
+      readColumnTests(table, column.data.name, [...column.data.tests, ...column.data.data_tests], file, resolveTable, out);
   }
 }
 
@@ -93,19 +107,21 @@ export function readDbtTests(document: Record<string, unknown>, file: string, da
     const source = sourceName(text);
     return source === null ? null : `${source[0]}.${source[1]}`;
   };
-  for (const model of Array.isArray(document.models) ? document.models : []) {
-    if (!isMapping(model) || typeof model.name !== "string" || configOf(model).enabled === false) continue;
-    const alias = typeof configOf(model).alias === "string" ? (configOf(model).alias as string) : model.name;
-    const table = `${database}.${alias}`;
-    if (isQualifiedTable(table)) readColumns(table, model, file, resolveTable, out);
+  for (const item of lenientList.parse(document.models)) {
+    const model = dbtModel.safeParse(item);
+    if (!model.success || model.data.config.enabled === false) continue;
+    const table = `${database}.${model.data.config.alias ?? model.data.name}`;
+    if (isQualifiedTable(table)) readColumns(table, model.data.columns, file, resolveTable, out);
   }
-  for (const source of Array.isArray(document.sources) ? document.sources : []) {
-    if (!isMapping(source) || typeof source.name !== "string" || !Array.isArray(source.tables)) continue;
-    const schema = typeof source.schema === "string" ? source.schema : source.name;
-    for (const table of source.tables) {
-      if (!isMapping(table) || typeof table.name !== "string") continue;
-      const qualified = `${schema}.${typeof table.identifier === "string" ? table.identifier : table.name}`;
-      if (isQualifiedTable(qualified)) readColumns(qualified, table, file, resolveTable, out);
+  for (const item of lenientList.parse(document.sources)) {
+    const source = dbtSource.safeParse(item);
+    if (!source.success) continue;
+    const schema = source.data.schema ?? source.data.name;
+    for (const tableItem of source.data.tables) {
+      const table = dbtTable.safeParse(tableItem);
+      if (!table.success) continue;
+      const qualified = `${schema}.${table.data.identifier ?? table.data.name}`;
+      if (isQualifiedTable(qualified)) readColumns(qualified, table.data.columns, file, resolveTable, out);
     }
   }
   return out;

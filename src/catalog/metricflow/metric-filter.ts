@@ -4,6 +4,7 @@
 //  GROUP BY listing_id HAVING sum(1) > 2)`. An entity without any row of the metric has no
 // value, which no condition accepts, as in MetricFlow's left join of the per-entity metric.
 import { quoteTable } from "../../sql/identifiers.js";
+import { assertUnreachable } from "../unreachable.js";
 import type { TemplateCall } from "./filter-template.js";
 import { valueSql } from "./value-sql.js";
 import type { MfMeasure, SemanticModel } from "./types.js";
@@ -35,10 +36,10 @@ export function aggregateSql(measure: MfMeasure): string {
       return `max(${v})`;
     case "median":
       return `quantile(0.5)(${v})`;
-    default: {
-      const p = Number(measure.agg_params?.percentile ?? 0.5);
-      return `quantile(${p})(${v})`;
-    }
+    case "percentile":
+      return `quantile(${measure.agg_params?.percentile ?? 0.5})(${v})`;
+    default:
+      return assertUnreachable(measure.agg);
   }
 }
 

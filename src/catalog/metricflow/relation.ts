@@ -1,6 +1,7 @@
 // Where a semantic model's rows live in ClickHouse: `node_relation` (schema = ClickHouse
 // database, alias = table) or `model: ref('x')` (table x in METRICFLOW_DATABASE).
 import { isIdentifier } from "../../sql/identifiers.js";
+import type { MfRelation } from "./schema-model.js";
 
 const REF = /^\s*ref\(\s*(['"])([^'"]+)\1\s*(?:,\s*(['"])([^'"]+)\3\s*)?\)\s*$/;
 const SOURCE = /^\s*source\(\s*(['"])([^'"]+)\1\s*,\s*(['"])([^'"]+)\3\s*\)\s*$/;
@@ -19,23 +20,23 @@ export function sourceName(text: string): [string, string] | null {
 }
 
 /** "$source_schema" and other `$placeholders` stand for the configured database. */
-function databaseOf(schema: unknown, fallback: string): string {
+function databaseOf(schema: string | null | undefined, fallback: string): string {
   if (typeof schema !== "string" || schema === "" || schema.startsWith("$")) return fallback;
   return schema;
 }
 
-export function tableOf(raw: Record<string, unknown>, database: string): { table: string } | { problem: string } {
+export function tableOf(relation: MfRelation, database: string): { table: string } | { problem: string } {
   let table: string;
-  if (typeof raw.model === "string") {
-    const ref = refName(raw.model);
-    const source = ref === null ? sourceName(raw.model) : null;
+  if (typeof relation.model === "string") {
+    const ref = refName(relation.model);
+    const source = ref === null ? sourceName(relation.model) : null;
     if (ref !== null) table = `${database}.${ref}`;
     else if (source !== null) table = `${databaseOf(source[0], database)}.${source[1]}`;
-    else return { problem: `model: expected ref('name'), got ${JSON.stringify(raw.model)}` };
-  } else if (typeof raw.node_relation === "object" && raw.node_relation !== null) {
-    const relation = raw.node_relation as Record<string, unknown>;
-    if (typeof relation.alias !== "string") return { problem: "node_relation.alias: required" };
-    table = `${databaseOf(relation.schema_name, database)}.${relation.alias}`;
+    else return { problem: `model: expected ref('name'), got ${JSON.stringify(relation.model)}` };
+  } else if (relation.node_relation) {
+    const { alias, schema_name } = relation.node_relation;
+    if (typeof alias !== "string") return { problem: "node_relation.alias: required" };
+    table = `${databaseOf(schema_name, database)}.${alias}`;
   } else return { problem: "needs node_relation or model: ref('...')" };
   const [db, name] = table.split(".");
   if (!isIdentifier(db ?? "") || !isIdentifier(name ?? "") || table.split(".").length !== 2) {

@@ -30,25 +30,46 @@ export interface JoinedDimension {
 export type RenderResult =
   { ok: true; sql: string; hops: Hop[][]; dimensions: JoinedDimension[] } | { ok: false; problem: string; unsupported: boolean };
 
-const GRAIN_FUNCTIONS: Record<string, string> = {
-  second: "toStartOfSecond",
-  minute: "toStartOfMinute",
-  hour: "toStartOfHour",
-  day: "toStartOfDay",
-  week: "toMonday",
-  month: "toStartOfMonth",
-  quarter: "toStartOfQuarter",
-  year: "toStartOfYear",
+/** MetricFlow's standard time granularities (a time spine's custom ones are not read). */
+const MF_GRAINS = [
+  "nanosecond",
+  "microsecond",
+  "millisecond",
+  "second",
+  "minute",
+  "hour",
+  "day",
+  "week",
+  "month",
+  "quarter",
+  "year",
+] as const;
+type MfGrain = (typeof MF_GRAINS)[number];
+
+/** Truncation to each grain in ClickHouse (classic functions: 18.16 and current releases); null: not supported. */
+const GRAIN_SQL: Record<MfGrain, ((sql: string) => string) | null> = {
+  nanosecond: null,
+  microsecond: null,
+  millisecond: null,
+  // toStartOfSecond needs DateTime64 on current releases and is missing on 18.16; a DateTime already is.
+  second: (sql) => `toDateTime(${sql})`,
+  minute: (sql) => `toStartOfMinute(toDateTime(${sql}))`,
+  hour: (sql) => `toStartOfHour(toDateTime(${sql}))`,
+  day: (sql) => `toStartOfDay(toDateTime(${sql}))`,
+  week: (sql) => `toMonday(toDateTime(${sql}))`,
+  month: (sql) => `toStartOfMonth(toDateTime(${sql}))`,
+  quarter: (sql) => `toStartOfQuarter(toDateTime(${sql}))`,
+  year: (sql) => `toStartOfYear(toDateTime(${sql}))`,
 };
+const isGrain = (text: string): text is MfGrain => (MF_GRAINS as readonly string[]).includes(text);
 
 export { valueSql };
 
 function withGrain(sql: string, grain: string | null): string | { problem: string } {
   if (grain === null) return sql;
-  const fn = GRAIN_FUNCTIONS[grain.toLowerCase()];
-  if (!fn) return { problem: `time granularity ${grain}` };
-  // second: toStartOfSecond needs DateTime64 on current releases and is missing on 18.16; a DateTime already is.
-  return fn === "toStartOfSecond" ? `toDateTime(${sql})` : `${fn}(toDateTime(${sql}))`;
+  const key = grain.toLowerCase();
+  const truncate = isGrain(key) ? GRAIN_SQL[key] : null;
+  return truncate === null ? { problem: `time granularity ${grain}` } : truncate(sql);
 }
 
 const pathKey = (hops: readonly Hop[]): string => hops.map((h) => `${h.from.name}.${h.from_column}>${h.to.name}.${h.to_column}`).join("|");

@@ -9,29 +9,14 @@ import type {
   DimensionDefinition,
   JoinDefinition,
   MeasureDefinition,
-  MeasureFunction,
   StructuredMetricDefinition,
 } from "../types.js";
+import { MEASURE_FUNCTION } from "./aggregations.js";
 import { defaultHops, type JoinGraph } from "./join-graph.js";
 import type { MetricSource } from "./metric-filter.js";
 import { renderFilter } from "./render-filter.js";
-import type { Hop, MfMeasure, SemanticModel } from "./types.js";
-
-const FUNCTIONS: Record<string, MeasureFunction> = {
-  sum: "Sum",
-  sum_boolean: "SumBoolean",
-  count: "Count",
-  count_distinct: "CountDistinct",
-  average: "Avg",
-  min: "Min",
-  max: "Max",
-  median: "Median",
-  percentile: "Percentile",
-};
-
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-const text = (value: unknown): string | null => (typeof value === "string" ? value : null);
+import { templates } from "./schema-common.js";
+import type { Hop, MfMeasure, MfMetricInput, MfMetricMeta, SemanticModel } from "./types.js";
 
 /** A problem with one metric; `unsupported` marks a construct this reader does not handle yet. */
 export class MetricProblem extends Error {
@@ -49,17 +34,10 @@ export interface Project {
   measures: ReadonlyMap<string, { model: SemanticModel; measure: MfMeasure }>;
   /** names of semantic models that failed to read: their measures are "invalid", not "unknown" */
   brokenMeasures: ReadonlySet<string>;
-  /** simple/cumulative metric name -> its measure (to render filters of ratio/derived inputs) */
-  /** simple/cumulative metric name -> its measure and filter templates */
+  /** simple/cumulative metric name -> its measure and filter templates (for Metric() and ratio/derived input filters) */
   metricMeasures: ReadonlyMap<string, { measure: string; filters: string[] }>;
-}
-
-/** `filter:` is a string or a list of strings (ANDed). */
-export function filterTemplates(value: unknown, where: string): string[] {
-  if (value === undefined || value === null) return [];
-  if (typeof value === "string") return [value];
-  if (Array.isArray(value) && value.every((v) => typeof v === "string")) return value;
-  throw new MetricProblem(`${where}: expected a string or a list of strings`, false);
+  /** metrics that failed their schema: a Metric() filter on one says so instead of rendering it half-read */
+  invalidMetrics: ReadonlySet<string>;
 }
 
 function lookupMeasure(project: Project, name: string, where: string): { model: SemanticModel; measure: MfMeasure } {
@@ -71,12 +49,11 @@ function lookupMeasure(project: Project, name: string, where: string): { model: 
 }
 
 function toMeasure(measure: MfMeasure): MeasureDefinition {
-  const fn = FUNCTIONS[measure.agg]!;
   // count(1) and sum(1) over a constant are row counts: there is no column to test.
-  const percentile = typeof measure.agg_params?.percentile === "number" ? measure.agg_params.percentile : undefined;
+  const percentile = measure.agg_params?.percentile ?? undefined;
   return {
     alias: measure.name,
-    function: fn,
+    function: MEASURE_FUNCTION[measure.agg],
     column: measure.column,
     expr: measure.expr,
     ...(percentile === undefined ? {} : { percentile }),
@@ -96,6 +73,8 @@ function joinOf(hop: Hop): JoinDefinition {
 
 /** A simple/cumulative metric as `{{ Metric(name) }}` computes it: its model, measure and rendered filter. */
 function metricSource(project: Project, name: string, visiting: ReadonlySet<string>): MetricSource | null {
+  if (project.invalidMetrics.has(name))
+    throw new MetricProblem(`Metric('${name}') in a filter: ${name} is invalid (see its errors)`, false);
   const entry = project.metricMeasures.get(name);
   const found = entry === undefined ? undefined : project.measures.get(entry.measure);
   if (entry === undefined || found === undefined) return null;
@@ -136,10 +115,16 @@ function renderAll(
   return { sql, hops, dimensions };
 }
 
-export interface StructuredInput {
+/** What every metric definition takes from the MetricFlow metric. */
+export interface MetricHead {
   name: string;
   description: string | null;
   file: string;
+  /** `config.meta` as written; undefined when absent */
+  meta: MfMetricMeta | undefined;
+}
+
+export interface StructuredInput extends MetricHead {
   measures: string[];
   filters: string[];
   metricflow: Record<string, unknown>;
@@ -212,63 +197,50 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
       ...input.metricflow,
     },
     file: input.file,
+    ...(input.meta === undefined ? {} : { meta: input.meta }),
   };
 }
 
 /** Checks an input metric reference and renders its filter against the input's own model. */
-function metricInput(project: Project, value: unknown, where: string): { name: string; kept: Record<string, unknown> } {
-  const raw = typeof value === "string" ? { name: value } : value;
-  if (!isMapping(raw) || typeof raw.name !== "string") throw new MetricProblem(`${where}: expected a metric name`, false);
-  const filters = filterTemplates(raw.filter, `${where}.filter`);
-  const kept: Record<string, unknown> = { ...raw };
+function metricInput(project: Project, input: MfMetricInput, where: string): { name: string; kept: Record<string, unknown> } {
+  const filters = templates(input.filter);
+  const kept: Record<string, unknown> = { ...input };
   if (filters.length > 0) {
-    const measureName = project.metricMeasures.get(raw.name)?.measure;
+    if (project.invalidMetrics.has(input.name))
+      throw new MetricProblem(`${where}: metric ${input.name} is invalid (see its errors)`, false);
+    const measureName = project.metricMeasures.get(input.name)?.measure;
     if (measureName === undefined)
-      throw new MetricProblem(`${where}.filter on ${raw.name}, which is not a simple or cumulative metric`, true);
+      throw new MetricProblem(`${where}.filter on ${input.name}, which is not a simple or cumulative metric`, true);
     const { model, measure } = lookupMeasure(project, measureName, where);
     kept.filter_sql = renderAll(project, model, measure.agg_time_dimension ?? model.agg_time_dimension, filters).sql;
   }
-  return { name: raw.name, kept };
+  return { name: input.name, kept };
 }
 
-export function derivedDefinition(
-  project: Project,
-  name: string,
-  description: string | null,
-  file: string,
-  type: string,
-  params: Record<string, unknown>,
-  extra: Record<string, unknown>,
-): DerivedMetricDefinition {
-  let inputs: { name: string; kept: Record<string, unknown> }[];
-  let expression: string | null;
-  if (type === "ratio") {
-    if (params.numerator === undefined || params.denominator === undefined)
-      throw new MetricProblem("type_params: ratio needs numerator and denominator", false);
-    inputs = [
-      metricInput(project, params.numerator, "type_params.numerator"),
-      metricInput(project, params.denominator, "type_params.denominator"),
-    ];
-    expression = `${inputs[0]!.name} / ${inputs[1]!.name}`;
-  } else {
-    if (!Array.isArray(params.metrics) || params.metrics.length === 0)
-      throw new MetricProblem("type_params.metrics: a derived metric needs input metrics", false);
-    inputs = params.metrics.map((m, i) => metricInput(project, m, `type_params.metrics[${i}]`));
-    expression = text(params.expr);
-    if (expression === null) throw new MetricProblem("type_params.expr: required for a derived metric", false);
-  }
-  for (const input of inputs)
-    if (!METRIC_NAME.test(input.name)) throw new MetricProblem(`input ${JSON.stringify(input.name)} is not a metric name`, false);
+export interface DerivedInput extends MetricHead {
+  type: "ratio" | "derived";
+  /** each input metric with the field path that names it in problems */
+  inputs: { input: MfMetricInput; where: string }[];
+  expression: string;
+  /** what MetricFlow means beyond the inputs (type, time_granularity...) */
+  metricflow: Record<string, unknown>;
+}
+
+export function derivedDefinition(project: Project, input: DerivedInput): DerivedMetricDefinition {
+  const inputs = input.inputs.map(({ input: metric, where }) => metricInput(project, metric, where));
+  for (const { name } of inputs)
+    if (!METRIC_NAME.test(name)) throw new MetricProblem(`input ${JSON.stringify(name)} is not a metric name`, false);
   return {
     kind: "derived",
-    name,
-    description,
+    name: input.name,
+    description: input.description,
     datasource: "default",
     // The same input twice (bookings and bookings 14 days ago) is one dependency.
     inputs: [...new Set(inputs.map((i) => i.name))],
-    expression,
-    source: { format: "metricflow", file },
-    metricflow: { type, expr: expression, inputs: inputs.map((i) => i.kept), ...extra },
-    file,
+    expression: input.expression,
+    source: { format: "metricflow", file: input.file },
+    metricflow: { type: input.type, expr: input.expression, inputs: inputs.map((i) => i.kept), ...input.metricflow },
+    file: input.file,
+    ...(input.meta === undefined ? {} : { meta: input.meta }),
   };
 }

@@ -1,7 +1,11 @@
-// MetricFlow's semantic models as this reader keeps them: names resolved to ClickHouse
-// tables, `expr` split into a plain column or an SQL expression.
+// MetricFlow's semantic models as this reader keeps them: the elements as their schemas
+// parse them (types inferred from the zod schemas), names resolved to ClickHouse tables.
+import type { MfSemanticModel } from "./schema-model.js";
 
-export type EntityType = "primary" | "unique" | "foreign" | "natural";
+export type { MfDimension, MfEntity, MfEntityType, MfMeasure } from "./schema-model.js";
+export type { MfMeasureInput, MfMetric, MfMetricInput, MfMetricType } from "./schema-metric.js";
+export type { MfMetricMeta } from "./schema-meta.js";
+export type { MfAgg } from "./aggregations.js";
 
 /** A column, or an SQL expression (e.g. "1", "price * qty"): `column` is set only for a plain name. */
 export interface ValueRef {
@@ -9,39 +13,11 @@ export interface ValueRef {
   expr: string | null;
 }
 
-export interface MfEntity extends ValueRef {
-  name: string;
-  type: EntityType;
-}
-
-export interface MfDimension extends ValueRef {
-  name: string;
-  type: "categorical" | "time";
-  granularity: string | null;
-}
-
-export interface MfMeasure extends ValueRef {
-  name: string;
-  agg: string;
-  description: string | null;
-  agg_params: Record<string, unknown> | null;
-  agg_time_dimension: string | null;
-  non_additive_dimension: unknown;
-  create_metric: boolean;
-}
-
-export interface SemanticModel {
-  name: string;
+export type SemanticModel = MfSemanticModel & {
   file: string;
-  description: string | null;
   /** database.table */
   table: string;
-  primary_entity: string | null;
-  agg_time_dimension: string | null;
-  entities: MfEntity[];
-  dimensions: MfDimension[];
-  measures: MfMeasure[];
-}
+};
 
 /** One step of a join path: from `from.model` (column `from_column`) to `to.model` (key `to_column`). */
 export interface Hop {
