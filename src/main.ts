@@ -13,6 +13,7 @@ import { checkCatalogSql } from "./scan/check-sql.js";
 import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
+import { createBrowseService } from "./services/browse-service.js";
 import { cachedServices } from "./services/cached-services.js";
 import { createCompilerService } from "./services/compiler-service.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
@@ -157,6 +158,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const app = createHttpApp({
     services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
+    web: { browse: createBrowseService({ readModel, store }) },
     metrics,
     readiness,
     logger,

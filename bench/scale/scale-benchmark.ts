@@ -2,7 +2,7 @@
 // A generated catalogue of N metrics over T tables on the ClickHouse server at CLICKHOUSE_URL,
 // the production build of the daemon on PostgreSQL (DATABASE_URL) or the embedded store, three
 // scans through a proxy that resets connections, then autocannon against the daemon and a bare
-// Express server in the same run. Prints every figure with its target, met or not.
+// Express server in the same run (API paths, and the pages `/` and `/metric/:name`). Prints every figure with its target, met or not.
 // Scans 2 and 3 run on unchanged data (incremental: they should read next to nothing), then rows
 // are appended to 10 of the tables and scan 4 must read those and agree with a full scan run by
 // the benchmark itself. Bytes read come from ClickHouse's system.query_log (warehouse-reads.ts).
@@ -20,7 +20,7 @@ import { startFlakyProxy } from "../../test/helpers/flaky-proxy.js";
 import { writeCatalog } from "../bench-catalog.js";
 import { wideStatements } from "../wide-mode.js";
 import { startDaemonProcess, startLagSampler } from "./daemon-process.js";
-import { loadTest } from "./load-test.js";
+import { loadTest, pageSession } from "./load-test.js";
 import { printReport, type ScanFigures } from "./report.js";
 import { scaleMetrics } from "./scale-catalog.js";
 import { embeddedStore, postgresStore, type StoreHandle } from "./store-size.js";
@@ -165,6 +165,9 @@ async function main(): Promise<void> {
         seconds: n("seconds"),
         connections: n("connections"),
         progress,
+        // The pages: the overview's first page (worst first, 50 rows) and one metric's page.
+        pages: ["/", `/metric/${metric}`],
+        cookie: await pageSession(daemon),
       },
     );
     const peakRss = await daemon.peakRss();

@@ -19,6 +19,7 @@ import { registerRoutes } from "./rest/routes.js";
 import { routerOf } from "./trpc/router.js";
 import { contextFactory } from "./trpc/trpc.js";
 import { appErrorOf } from "./trpc/trpc-errors.js";
+import { createWebApp, type WebAppOptions } from "../web/web-app.js";
 
 export interface HttpAppOptions {
   services: Services;
@@ -30,6 +31,8 @@ export interface HttpAppOptions {
   limits?: HttpLimits;
   /** the endpoint table REST, tRPC and the OpenAPI document are generated from (default: endpoints.ts) */
   endpoints?: EndpointTable;
+  /** the pages for people (src/web); without it the daemon serves the API only */
+  web?: Pick<WebAppOptions, "browse" | "anomalies">;
 }
 
 type SerializedReq = { method?: string; url?: string };
@@ -152,6 +155,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     authenticate(req.headers.authorization, "read");
     next();
   });
+  if (options.web) app.use(createWebApp({ ...options.web, services, auth: options.auth, authenticate, limits, logger }));
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));
   return app;

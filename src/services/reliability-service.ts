@@ -1,15 +1,13 @@
 // Reliability reads come from the replica's read model (rebuilt from the store after each scan,
 // and when another replica's scan lands), never from the store per request. The catalogue
 // snapshot decides which metrics exist.
-import { blockedResult } from "../evaluate/blocked.js";
-import { judgeTest } from "../evaluate/judge.js";
 import { notFound, unavailable } from "../errors/app-error.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
-import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
+import { metricResults } from "./metric-results.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
 import type { ReliabilityService } from "./types.js";
@@ -60,18 +58,7 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     async metricStatus(name) {
       const view = readModel.view();
       if (!view.catalog.metricsByName.has(name)) throw notFound(`metric "${name}" not found`);
-      // Judged from the checks' current observations with this metric's own tolerances; a metric
-      // whose SQL ClickHouse cannot parse never ran, whatever its shared checks found.
-      const tests = view.catalog.testsByMetric.get(name) ?? [];
-      const blocked = blockedMetrics(view.catalog).get(name);
-      const results =
-        blocked !== undefined
-          ? tests.map((test) => blockedResult(test, blocked))
-          : tests.flatMap((test) => {
-              const observation = view.observations.get(test.key);
-              return observation ? [judgeTest(test, observation)] : [];
-            });
-      return buildMetricStatus(name, view.statuses.get(name) ?? null, results, view.history.get(name) ?? []);
+      return buildMetricStatus(name, view.statuses.get(name) ?? null, metricResults(view, name), view.history.get(name) ?? []);
     },
 
     async affectedBy(table) {

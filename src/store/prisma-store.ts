@@ -146,6 +146,13 @@ class PrismaStore implements Store {
     });
   }
 
+  recentScans(limit: number): Promise<ScanRecord[]> {
+    return guard("recentScans", async () => {
+      const rows = await this.db.scan.findMany({ orderBy: [{ startedAt: "desc" }, { id: "desc" }], take: limit });
+      return rows.map(toScanRecord);
+    });
+  }
+
   latestStatuses() {
     return guard("latestStatuses", () => this.read(readStatuses));
   }

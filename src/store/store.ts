@@ -106,6 +106,8 @@ export interface Store {
   failScan(scanId: string, finishedAt: Date, error: string): Promise<ScanRecord>;
   getScan(scanId: string): Promise<ScanRecord | null>;
   getRunningScan(): Promise<ScanRecord | null>;
+  /** The newest scans of any state (running, succeeded, failed, aborted), newest start first. */
+  recentScans(limit: number): Promise<ScanRecord[]>;
   /** The latest status of every metric ever scanned. */
   latestStatuses(): Promise<StoredMetricStatus[]>;
   latestStatus(metric: string): Promise<StoredMetricStatus | null>;

@@ -25,7 +25,7 @@ describe.skipIf(!postgresBinDir() && !process.env.CI)("/readyz follows its own P
 
   const readyz = async () => {
     const res = await fetch(`${base()}/readyz`);
-    return { status: res.status, body: (await res.json()) as any };
+    return { status: res.status, body: await res.json() };
   };
   const gauge = async (series: string) => {
     const text = await (await fetch(`${base()}/metrics`)).text();
