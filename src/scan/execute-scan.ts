@@ -13,11 +13,13 @@ import type { InferredTest } from "../infer/types.js";
 import { withIsolation } from "../plan/isolate-plan.js";
 import { byScannedTable, mergePlans, planScan } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
+import type { CheckPass } from "../plan/reuse.js";
 import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
+import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 
 export interface ExecuteOptions {
@@ -27,6 +29,8 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   /** called with each warehouse query's duration, for the Prometheus histogram */
   onQuery?: (seconds: number) => void;
+  /** set: checks on tables unchanged since the previous pass keep its results (scan/incremental.ts) */
+  incremental?: IncrementalInput;
 }
 
 export interface ScanOutcome {
@@ -41,6 +45,10 @@ export interface ScanOutcome {
   timings: { warehouse: number; evaluate: number };
   /** queries sent to isolate the checks of refused table queries (bisection) */
   isolationQueries: number;
+  /** incremental scans: what the store keeps beside each result (null: forget), the checks kept as they were, and the counts */
+  passes?: Map<string, CheckPass | null>;
+  unchanged?: Set<string>;
+  incremental?: IncrementalSummary;
 }
 
 /** The warehouse did not answer (connection lost, timeout, server down): the scan fails and statuses keep their last value. */
@@ -167,8 +175,16 @@ export async function executeScan(
   }
   const blocked = blockedMetrics(snapshot, sqlErrors);
   const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
+  const incremental = options.incremental
+    ? await startIncremental(tests, schema, warehouses, options.incremental, options).catch((error: unknown) => {
+        throw new WarehouseUnavailableError(`warehouse unavailable while reading table fingerprints: ${(error as Error).message}`, {
+          cause: error,
+        });
+      })
+    : null;
+  const toRead = incremental?.read ?? tests;
   const { plan, outcomes, isolationQueries } = await runPlan(
-    await planInSlices(tests, schema, options.maxQuerySize),
+    await planInSlices(toRead, schema, options.maxQuerySize),
     schema,
     warehouses,
     options,
@@ -179,7 +195,8 @@ export async function executeScan(
   const evaluateStarted = performance.now();
   const observations = new Map<string, CheckObservation>();
   const observe = createObserver(plan, outcomes, schema);
-  await forEachSlice(tests, (slice) => observeInto(observations, slice, observe));
+  await forEachSlice(toRead, (slice) => observeInto(observations, slice, observe));
+  const kept = incremental?.finish(observations);
   const statuses: MetricStatus[] = [];
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
   await forEachSlice(
@@ -207,5 +224,6 @@ export async function executeScan(
     blocked,
     timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 },
     isolationQueries,
+    ...(incremental && kept ? { ...kept, incremental: incremental.summary } : {}),
   };
 }
