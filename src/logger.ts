@@ -23,9 +23,11 @@ function framesOf(error: Error): string | undefined {
 export function serializeError(error: unknown, depth = 0): unknown {
   if (!(error instanceof Error)) return error;
   const out: Record<string, unknown> = { type: error.name, message: error.message };
-  // Own data fields (code, kind, clickhouseCode...): short values only.
+  // Own data fields (code, kind, clickhouseCode...): short values only, and no text the message
+  // already says (WarehouseError.detail is its message without the context).
   for (const [key, value] of Object.entries(error)) {
-    if (key !== "cause" && key !== "name" && (typeof value === "string" || typeof value === "number" || typeof value === "boolean"))
+    if (key === "cause" || key === "name") continue;
+    if (typeof value === "string" ? !error.message.includes(value) : typeof value === "number" || typeof value === "boolean")
       out[key] = value;
   }
   const frames = framesOf(error);

@@ -10,8 +10,11 @@ import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
 import { createReadModel } from "./read-model/read-model.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
+import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
+import { createBrowseService } from "./services/browse-service.js";
+import { cachedServices } from "./services/cached-services.js";
 import { createCompilerService } from "./services/compiler-service.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
 import { createReliabilityService } from "./services/reliability-service.js";
@@ -88,11 +91,13 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     logger,
     transactionTimeoutMs: config.STORE_TRANSACTION_TIMEOUT_SECONDS * 1000,
   });
-  // Scans whose process died (no heartbeat for a while) are aborted here and on every refresh
-  // tick; a scan another live replica runs keeps beating and is left alone.
+  // Scans whose process died are aborted here, before any request, and on every sweep: at once
+  // when it was a process of this host (a restart aborts its predecessor's scan), after
+  // SCAN_ORPHANED_AFTER_MS without heartbeat otherwise; a live replica's scan is left alone.
+  const self = currentProcess();
   const abortOrphans = async () => {
-    const aborted = await store.abortOrphanedScans(new Date(Date.now() - SCAN_ORPHANED_AFTER_MS));
-    if (aborted > 0) logger.warn({ aborted }, "marked scans left running by a dead process as aborted");
+    const aborted = await abortOrphanedScans(store, { self, staleBefore: new Date(Date.now() - SCAN_ORPHANED_AFTER_MS) });
+    if (aborted.deadProcess + aborted.stale > 0) logger.warn(aborted, "marked scans left running by a dead process as aborted");
   };
   await abortOrphans();
 
@@ -108,36 +113,52 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     concurrency: config.SCAN_CONCURRENCY,
     maxQuerySize: config.MAX_QUERY_SIZE,
     retentionDays: config.HISTORY_RETENTION_DAYS,
+    incremental: config.SCAN_INCREMENTAL,
     afterScan: () => readModel.refresh({ force: true }),
     currentObservations: () => readModel.view().observations,
+    owner: self,
   });
   const reliability = createReliabilityService({ readModel, store, scanService });
-  // /metrics follows the read model: every new view (own scan, another replica's) resets the gauges.
+  // What the transports call: answers the same for every caller are serialised once per view / snapshot.
+  const services = cachedServices(
+    {
+      validation: createValidationService({ getSnapshot, scanService }),
+      compiler: createCompilerService({ getSnapshot }),
+      reliability,
+    },
+    { readModel, getSnapshot },
+  );
+  // /metrics follows the read model: every new view (own scan, another replica's) resets the gauges,
+  // from the view's cached status listing (so it is serialised at once, not by the first request).
   readModel.onChange(() => {
-    reliability.refreshMetrics(metrics).catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
+    reliability
+      .refreshMetrics(metrics, () => services.reliability.status())
+      .catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
   });
+  // Once loaded, the read model keeps its view through store outages: the replica can serve.
+  let readModelLoaded = false;
   await readModel.refresh({ force: true });
+  readModelLoaded = true;
   const sweepTimer = setInterval(() => {
     readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, "refreshing the read model from the store failed"));
     abortOrphans().catch((error: unknown) => logger.warn({ err: error }, "aborting orphaned scans failed"));
   }, STORE_SWEEP_MS);
   sweepTimer.unref();
 
-  // Ready = accepting (started, not shutting down) and the store answers; see health/readiness.ts.
+  // Ready = accepting (started, not shutting down) with the read model loaded, whatever the store
+  // and warehouses do (their state is in the body and the gauges); see health/readiness.ts.
   let accepting = false;
   const readiness = createReadiness({
     store,
     warehouses,
     isAccepting: () => accepting,
+    isLoaded: () => readModelLoaded,
     onCheck: (report) => metrics.setDependencies(report),
   });
   const app = createHttpApp({
-    services: {
-      validation: createValidationService({ getSnapshot, scanService }),
-      compiler: createCompilerService({ getSnapshot }),
-      reliability,
-    },
+    services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
+    web: { browse: createBrowseService({ readModel, store }) },
     metrics,
     readiness,
     logger,
@@ -153,7 +174,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   logger.info({ port }, "listening");
 
   const scheduler: Scheduler | null =
-    config.SCAN_SCHEDULE === "off" ? null : startScheduler({ schedule: config.SCAN_SCHEDULE, scanService, store, logger });
+    config.SCAN_SCHEDULE === "off" ? null : startScheduler({ schedule: config.SCAN_SCHEDULE, scanService, store, logger, metrics });
   if (config.SCAN_ON_START) {
     await scanService.trigger("startup").catch((error: unknown) => logger.error({ err: error }, "start-up scan could not start"));
   }

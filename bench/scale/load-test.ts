@@ -1,5 +1,6 @@
 // autocannon against the daemon and against a bare Express server returning the same bodies, in
-// the same run, so the ratio compares like with like on this machine.
+// the same run, so the ratio compares like with like on this machine. API paths carry the key;
+// pages (HTML) carry a session cookie from the login form, as a browser would.
 import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -9,6 +10,8 @@ import type { DaemonProcess } from "./daemon-process.js";
 
 export interface LoadResult {
   path: string;
+  /** an HTML page (session cookie) rather than an API path */
+  page: boolean;
   daemon: { rps: number; p99: number; errors: number; non2xx: number; bytes: number };
   bare: { rps: number; p99: number; errors: number; non2xx: number; bytes: number };
 }
@@ -27,16 +30,46 @@ async function cannon(url: string, headers: Record<string, string>, seconds: num
   };
 }
 
+/** Logs in through the login form and returns the session's Cookie header value. */
+export async function pageSession(daemon: DaemonProcess): Promise<string> {
+  const res = await fetch(`${daemon.base}/login`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ key: daemon.key, next: "/" }),
+    redirect: "manual",
+  });
+  const cookie = res.headers.getSetCookie().find((c) => c.startsWith("mr_session="));
+  if (res.status !== 303 || !cookie) throw new Error(`login: ${res.status}`);
+  return cookie.split(";")[0]!;
+}
+
+/** `pages` are HTML paths, asked with the session cookie; the other paths with the key. */
 export async function loadTest(
   daemon: DaemonProcess,
   paths: string[],
-  options: { root: string; workDir: string; seconds: number; connections: number; progress: (line: string) => void },
+  options: {
+    root: string;
+    workDir: string;
+    seconds: number;
+    connections: number;
+    progress: (line: string) => void;
+    pages?: string[];
+    cookie?: string;
+  },
 ): Promise<LoadResult[]> {
-  const bodies: Record<string, { type: "json" | "text"; body: unknown }> = {};
-  for (const p of paths) {
-    const res = await daemon.get(p);
-    if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${res.text.slice(0, 200)}`);
-    bodies[p] = p === "/metrics" ? { type: "text", body: res.text } : { type: "json", body: JSON.parse(res.text) };
+  const pages = new Set(options.pages ?? []);
+  const headersFor = (p: string): Record<string, string> =>
+    pages.has(p) ? { Cookie: options.cookie ?? "" } : { Authorization: `Bearer ${daemon.key}` };
+  const bodies: Record<string, { type: "json" | "text" | "html"; body: unknown }> = {};
+  for (const p of [...paths, ...pages]) {
+    const res = await fetch(`${daemon.base}${p}`, { headers: headersFor(p), redirect: "manual" });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`GET ${p}: ${res.status} ${text.slice(0, 200)}`);
+    bodies[p] = pages.has(p)
+      ? { type: "html", body: text }
+      : p === "/metrics"
+        ? { type: "text", body: text }
+        : { type: "json", body: JSON.parse(text) };
   }
   const file = path.join(options.workDir, "bare-bodies.json");
   await writeFile(file, JSON.stringify(bodies));
@@ -52,13 +85,12 @@ export async function loadTest(
   });
   const results: LoadResult[] = [];
   try {
-    for (const p of paths) {
+    for (const p of [...paths, ...pages]) {
       options.progress(`load: ${p} on the daemon (${options.seconds} s, ${options.connections} connections)`);
-      const auth = { Authorization: `Bearer ${daemon.key}` };
-      const onDaemon = await cannon(`${daemon.base}${p}`, auth, options.seconds, options.connections);
+      const onDaemon = await cannon(`${daemon.base}${p}`, headersFor(p), options.seconds, options.connections);
       options.progress(`load: ${p} on the bare Express server`);
       const onBare = await cannon(`http://127.0.0.1:${port}${p}`, {}, options.seconds, options.connections);
-      results.push({ path: p, daemon: onDaemon, bare: onBare });
+      results.push({ path: p, page: pages.has(p), daemon: onDaemon, bare: onBare });
     }
   } finally {
     bare.kill("SIGTERM");

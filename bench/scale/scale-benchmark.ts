@@ -2,23 +2,29 @@
 // A generated catalogue of N metrics over T tables on the ClickHouse server at CLICKHOUSE_URL,
 // the production build of the daemon on PostgreSQL (DATABASE_URL) or the embedded store, three
 // scans through a proxy that resets connections, then autocannon against the daemon and a bare
-// Express server in the same run. Prints every figure with its target, met or not.
+// Express server in the same run (API paths, and the pages `/` and `/metric/:name`). Prints every figure with its target, met or not.
+// Scans 2 and 3 run on unchanged data (incremental: they should read next to nothing), then rows
+// are appended to 10 of the tables and scan 4 must read those and agree with a full scan run by
+// the benchmark itself. Bytes read come from ClickHouse's system.query_log (warehouse-reads.ts).
 // A benchmark, not a test: the figures depend on the machine; the ratios are what compare.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { executeScan } from "../../src/scan/execute-scan.js";
+import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import { findPackageRoot } from "../../src/store/package-root.js";
-import { execServer } from "../../src/warehouse/clickhouse-server.js";
+import { createServerWarehouse, execServer } from "../../src/warehouse/clickhouse-server.js";
 import { startFlakyProxy } from "../../test/helpers/flaky-proxy.js";
 import { writeCatalog } from "../bench-catalog.js";
 import { wideStatements } from "../wide-mode.js";
 import { startDaemonProcess, startLagSampler } from "./daemon-process.js";
-import { loadTest } from "./load-test.js";
+import { loadTest, pageSession } from "./load-test.js";
 import { printReport, type ScanFigures } from "./report.js";
 import { scaleMetrics } from "./scale-catalog.js";
 import { embeddedStore, postgresStore, type StoreHandle } from "./store-size.js";
+import { appendedTables, appendStatements, scanReads } from "./warehouse-reads.js";
 
 const progress = (line: string) => process.stderr.write(`[bench:scale] ${line}\n`);
 
@@ -31,6 +37,7 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: process.env.BENCH_SCALE_CONNECTIONS ?? "100" },
     "drop-every": { type: "string", default: process.env.BENCH_SCALE_DROP_EVERY ?? "25" },
     idle: { type: "string", default: process.env.BENCH_SCALE_IDLE_SECONDS ?? "35" },
+    appended: { type: "string", default: process.env.BENCH_SCALE_APPENDED ?? "10" },
     // start the daemon with the README's `npm start` instead of `node dist/main.js` + the image's settings
     start: { type: "boolean", default: false },
   },
@@ -77,6 +84,8 @@ async function main(): Promise<void> {
         ...(conn.username ? { CLICKHOUSE_USER: conn.username } : {}),
         ...(conn.password ? { CLICKHOUSE_PASSWORD: conn.password } : {}),
         ...(store.url ? { DATABASE_URL: store.url } : {}),
+        // ClickHouse's accounting of what each scan read (system.query_log)
+        CLICKHOUSE_LOG_QUERIES: "true",
       },
       command,
     );
@@ -91,14 +100,21 @@ async function main(): Promise<void> {
     let previous: Map<string, string> | null = null;
     let size = await store.bytes();
     lag.setPhase("scanning");
-    for (let i = 1; i <= 3; i++) {
+    const appended = appendedTables(n("tables"), n("appended"));
+    let summary4: Record<string, number> | null = null;
+    for (let i = 1; i <= 4; i++) {
+      if (i === 4) {
+        progress(`appending 100 rows to ${appended.length} tables: ${appended.join(", ")}`);
+        await execServer(conn, appendStatements(db, appended, n("rows"), 100));
+      }
       const started = performance.now();
       const res = await daemon.post("/v1/reliability/scan?wait=true");
       const wallMs = performance.now() - started;
-      const scan = JSON.parse(res.text) as { scan_id: string; status: string; error: string | null };
+      const scan = JSON.parse(res.text) as { scan_id: string; status: string; error: string | null; summary: Record<string, number> };
       if (scan.status !== "succeeded") throw new Error(`scan ${i} ${scan.status}: ${scan.error}`);
+      if (i === 4) summary4 = scan.summary;
       const logged = (await daemon.waitForLog((l) => l.msg === "scan succeeded" && l.scan_id === scan.scan_id)) as
-        { seconds: Record<string, number> } | undefined;
+        { seconds: Record<string, number>; incremental?: Record<string, number> } | undefined;
       const statuses = new Map(
         (
           JSON.parse((await daemon.get("/v1/reliability/status")).text) as { metrics: { metric_name: string; status: string }[] }
@@ -106,13 +122,41 @@ async function main(): Promise<void> {
       );
       const changed = previous ? [...statuses].filter(([name, status]) => previous!.get(name) !== status).length : null;
       const bytes = await store.bytes();
-      scans.push({ n: i, wallMs, seconds: logged?.seconds ?? {}, growthBytes: bytes - size, changed });
+      const reads = await scanReads(conn, scan.scan_id, db);
+      scans.push({
+        n: i,
+        kind: i === 1 ? "first" : i === 4 ? "appended" : "unchanged",
+        wallMs,
+        seconds: logged?.seconds ?? {},
+        growthBytes: bytes - size,
+        changed,
+        reads,
+        ...(logged?.incremental ? { incremental: logged.incremental } : {}),
+      });
       progress(
-        `scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, store +${bytes - size} bytes, status changes ${changed ?? "-"}`,
+        `scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, ${JSON.stringify(logged?.incremental)}, read ${reads.bytes} bytes in ${reads.queries} queries, store +${bytes - size} bytes, status changes ${changed ?? "-"}`,
       );
       size = bytes;
       previous = statuses;
     }
+    // The same catalogue read in full by the benchmark itself, straight from ClickHouse.
+    progress("a full scan of the same catalogue, for comparison");
+    const snapshot = await loadCatalogSnapshot(metricsDir, new Date(), { metricflowDatabase: "default" });
+    const direct = createServerWarehouse({ ...conn, name: "default", timeoutSeconds: 600 });
+    const full = await executeScan(snapshot, new Map([["default", direct]]), {
+      scanId: `bench-full-${tag}`,
+      concurrency: 4,
+      maxQuerySize: 262_144,
+      signal: new AbortController().signal,
+    }).finally(() => direct.close());
+    const fullStatuses = new Map(full.statuses.map((s) => [s.metric_name, s.status]));
+    const comparison = {
+      appended,
+      differing: [...fullStatuses].filter(([name, status]) => previous?.get(name) !== status).length,
+      summaryEqual: JSON.stringify(summary4) === JSON.stringify(full.summary),
+      fullSummary: full.summary,
+      incrementalSummary: summary4,
+    };
     const scanRss = await daemon.peakRss();
     lag.setPhase("idle-after");
     await sleep(n("idle") * 1000);
@@ -128,6 +172,9 @@ async function main(): Promise<void> {
         seconds: n("seconds"),
         connections: n("connections"),
         progress,
+        // The pages: the overview's first page (worst first, 50 rows) and one metric's page.
+        pages: ["/", `/metric/${metric}`],
+        cookie: await pageSession(daemon),
       },
     );
     const peakRss = await daemon.peakRss();
@@ -149,6 +196,7 @@ async function main(): Promise<void> {
       rssTargetMb: store.url ? 400 : 600,
       dropped: proxy?.dropped() ?? 0,
       load,
+      comparison,
     });
   } finally {
     for (const cleanup of cleanups) await cleanup().catch((error: unknown) => progress(`cleanup: ${(error as Error).message}`));

@@ -10,13 +10,16 @@ import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
 import { createAuthenticator, type AuthOptions } from "./auth.js";
+import type { EndpointTable } from "./endpoint.js";
+import { endpoints } from "./endpoints.js";
 import { answerDeadline, createWriteLimiter, DEFAULT_LIMITS, type HttpLimits } from "./limits.js";
 import { buildOpenApiDocument, OPENAPI_PATH } from "./openapi.js";
 import { errorMiddleware, notFoundHandler } from "./rest/http-errors.js";
 import { registerRoutes } from "./rest/routes.js";
-import { createAppRouter } from "./trpc/router.js";
+import { routerOf } from "./trpc/router.js";
 import { contextFactory } from "./trpc/trpc.js";
 import { appErrorOf } from "./trpc/trpc-errors.js";
+import { createWebApp, type WebAppOptions } from "../web/web-app.js";
 
 export interface HttpAppOptions {
   services: Services;
@@ -26,6 +29,10 @@ export interface HttpAppOptions {
   logger: Logger;
   /** DEFAULT_LIMITS when not given */
   limits?: HttpLimits;
+  /** the endpoint table REST, tRPC and the OpenAPI document are generated from (default: endpoints.ts) */
+  endpoints?: EndpointTable;
+  /** the pages for people (src/web); without it the daemon serves the API only */
+  web?: Pick<WebAppOptions, "browse" | "anomalies">;
 }
 
 type SerializedReq = { method?: string; url?: string };
@@ -67,6 +74,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const authenticate = createAuthenticator(options.auth);
   const limits = options.limits ?? DEFAULT_LIMITS;
   const limitWrites = createWriteLimiter(limits);
+  const table = options.endpoints ?? endpoints;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -99,13 +107,13 @@ export function createHttpApp(options: HttpAppOptions): Express {
   );
 
   // Open like /healthz: a client generator must be able to read it before it has a key.
-  const openapi = buildOpenApiDocument();
+  const openapi = buildOpenApiDocument(undefined, table);
   app.get(OPENAPI_PATH, (_req, res) => {
     res.json(openapi);
   });
 
   app.use("/v1", answerDeadline(limits));
-  registerRoutes(app, services, { authenticate, limitWrites, bodyLimitBytes: limits.bodyLimitBytes });
+  registerRoutes(app, services, table, { authenticate, limitWrites, bodyLimitBytes: limits.bodyLimitBytes });
 
   app.use(
     "/trpc",
@@ -120,7 +128,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
       next();
     },
     createExpressMiddleware({
-      router: createAppRouter(services),
+      router: routerOf(table, services),
       createContext: contextFactory(authenticate, limitWrites, limits),
       maxBodySize: limits.bodyLimitBytes,
       // Same headers as REST: WWW-Authenticate on 401, Retry-After etc. from the AppError; and
@@ -147,6 +155,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     authenticate(req.headers.authorization, "read");
     next();
   });
+  if (options.web) app.use(createWebApp({ ...options.web, services, auth: options.auth, authenticate, limits, logger }));
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));
   return app;

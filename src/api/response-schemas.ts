@@ -217,3 +217,19 @@ export const errorBodySchema = z
     error: z.object({ code: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]), message: z.string() }),
   })
   .meta({ id: "Error" });
+
+/** A tRPC call's error body (single calls; a batch answers an array of them). */
+export const trpcErrorSchema = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      code: z.number().int().meta({ description: "JSON-RPC 2.0 error code" }),
+      data: z.object({
+        code: z.string().meta({ description: "tRPC error code, e.g. NOT_FOUND" }),
+        httpStatus: z.number().int(),
+        path: z.string().optional().meta({ description: "the procedure, e.g. reliability.statusByName" }),
+        appCode: z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]).meta({ description: "REST's error.code" }),
+      }),
+    }),
+  })
+  .meta({ id: "TrpcError" });

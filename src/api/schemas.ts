@@ -84,6 +84,8 @@ export const metricNameInput = z.object({ name: metricName });
 export const tableInput = z.object({ table: tableName });
 export const scanIdInput = z.object({ id: scanId });
 export const scanInput = z.object({ wait: waitFlag.optional() });
+/** The input of an endpoint that takes none (tRPC: no input; REST: the query string is ignored). */
+export const noInput = z.object({});
 
 export type ScanInput = z.output<typeof scanInput>;
 

@@ -2,12 +2,15 @@
 // Pure and total: the catalogue stage has already validated every definition.
 import { filterColumns } from "../catalog/filter-columns.js";
 import type { DerivedMetricDefinition, MetricDefinition, StructuredMetricDefinition } from "../catalog/types.js";
+import { portableBooleansOrNull as portable } from "../sql/boolean-literals.js";
 import type { MetricIR } from "./ir.js";
 import type { MeasureIRWithHints } from "./measure-hints.js";
 
 const columnsOf = (expr: string | null): string[] => (expr === null ? [] : filterColumns(expr));
 
+// The definition's SQL fragments as they run on every supported ClickHouse (true/false -> 1/0).
 function compileStructured(def: StructuredMetricDefinition): MetricIR {
+  const filter = portable(def.filter);
   return {
     name: def.name,
     kind: "structured",
@@ -16,7 +19,7 @@ function compileStructured(def: StructuredMetricDefinition): MetricIR {
       alias: m.alias,
       function: m.function,
       column: m.column,
-      expr: m.expr,
+      expr: portable(m.expr),
       expr_columns: columnsOf(m.expr),
       ...(m.percentile === undefined ? {} : { percentile: m.percentile }),
       ...(m.non_negative === undefined ? {} : { non_negative: m.non_negative }),
@@ -26,7 +29,7 @@ function compileStructured(def: StructuredMetricDefinition): MetricIR {
       // A dimension that names the base table is read from it: null, like an unqualified one.
       source_table: d.table === undefined || d.table === def.table ? null : d.table,
       column: d.column,
-      expr: d.expr,
+      expr: portable(d.expr),
       expr_columns: columnsOf(d.expr),
       ...(d.accepted_values === undefined ? {} : { accepted_values: [...d.accepted_values] }),
     })),
@@ -41,8 +44,8 @@ function compileStructured(def: StructuredMetricDefinition): MetricIR {
     description: def.description,
     table: def.table,
     primary_key: def.primary_key,
-    filter: def.filter,
-    filter_columns: def.filter === null ? [] : filterColumns(def.filter),
+    filter,
+    filter_columns: filter === null ? [] : filterColumns(filter),
     timestamp: def.timestamp,
     freshness_seconds: def.freshness_seconds,
     inputs: [],

@@ -20,18 +20,21 @@ export function countTests(results: TestResult[]): TestCounts {
 /** Schema checks read system.columns, never the rows: they cannot vouch for the data. */
 const SCHEMA_RULES = new Set(["columns_exist", "filter_columns_exist"]);
 
-/** A test that could not run (evaluate words every such verdict "not evaluated: <why>"). */
-export const notEvaluated = (r: TestResult): boolean => r.status === "warning" && r.message.startsWith("not evaluated");
+/** A test that could not run. */
+export const notEvaluated = (r: TestResult): boolean => r.outcome === "not_evaluated";
 
 function statusOf(results: TestResult[]): ReliabilityStatus {
   // Never scanned (or no tests at all): nothing vouches for the metric.
   if (results.length === 0) return "unknown";
   if (results.some((r) => r.status === "failing" && r.severity === "HIGH")) return "unreliable";
-  // Not one data test could be evaluated (an unparsable filter, a filter that throws, an
-  // unreachable datasource): nothing vouches for the metric, so it is not safe to use.
-  // A check that does not apply ("not applicable: id is UInt32, never NULL") vouches for nothing either.
+  // A check whose SQL throws on today's data (a cast of a NULL in a dimension's expression):
+  // the metric's own definition cannot be computed, whatever the check's severity.
+  if (results.some((r) => r.outcome === "failed")) return "unreliable";
+  // Not one data test could be evaluated (an unparsable filter, an unreachable datasource):
+  // nothing vouches for the metric, so it is not safe to use. A check that does not apply
+  // (measure_finite on an integer column) vouches for nothing either.
   const data = results.filter((r) => !SCHEMA_RULES.has(r.rule));
-  const vouches = (r: TestResult) => !notEvaluated(r) && !r.message.startsWith("not applicable");
+  const vouches = (r: TestResult) => r.outcome === "measured";
   if (data.length > 0 ? !data.some(vouches) : results.every(notEvaluated)) return "unknown";
   if (results.some((r) => r.status !== "passing")) return "degraded";
   return "healthy";

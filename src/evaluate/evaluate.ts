@@ -4,7 +4,7 @@
 import type { InferredTest } from "../infer/types.js";
 import type { ScanPlan, WarehouseSchema } from "../plan/types.js";
 import { judgeTest } from "./judge.js";
-import { notEvaluated, observeRows, observeSchema, type Parts } from "./observe.js";
+import { failedToCompute, notApplicable, notEvaluated, observeRows, observeSchema, type Parts } from "./observe.js";
 import type { CheckObservation, QueryOutcome, TestResult } from "./types.js";
 
 interface Located {
@@ -40,27 +40,29 @@ export function createObserver(
   outcomes: readonly QueryOutcome[],
   schema: WarehouseSchema,
 ): (test: InferredTest) => CheckObservation {
-  const skipped = new Map(plan.skipped.map((entry) => [entry.test_key, entry.reason]));
+  const skipped = new Map(plan.skipped.map((entry) => [entry.test_key, entry]));
+  const failed = new Map(plan.failed.map((entry) => [entry.test_key, entry]));
   const located = locate(plan);
   const outcomeById = new Map(outcomes.map((outcome) => [outcome.query_id, outcome]));
 
   const observe = (test: InferredTest): CheckObservation => {
     if (test.probe.type === "schema") return observeSchema(test, schema);
-    const reason = skipped.get(test.key);
-    if (reason !== undefined) {
+    const skip = skipped.get(test.key);
+    if (skip !== undefined) {
       // A check that cannot apply (measure_finite on a non-float) is not a problem.
-      if (reason.startsWith("not applicable")) return { outcome: "not_applicable", rows_affected: 0, rows_total: 0, message: reason };
-      return notEvaluated(reason);
+      return skip.outcome === "not_applicable" ? notApplicable(skip.reason) : notEvaluated(skip.reason);
     }
+    const failure = failed.get(test.key);
+    if (failure !== undefined) return failedToCompute(test, failure);
     const where = located.get(test.key);
-    if (!where) return notEvaluated("not evaluated: test was not planned");
+    if (!where) return notEvaluated("test was not planned");
     const outcome = outcomeById.get(where.queryId);
-    if (!outcome) return notEvaluated(`not evaluated: no result for query ${where.queryId}`);
-    if (outcome.error !== null || outcome.row === null) return notEvaluated(`not evaluated: ${outcome.error ?? "query returned no row"}`);
+    if (!outcome) return notEvaluated(`no result for query ${where.queryId}`);
+    if (outcome.error !== null || outcome.row === null) return notEvaluated(outcome.error ?? "query returned no row");
     const row = outcome.row;
     // The test's own filter's row count (the query's count() when its WHERE is the filter).
     const total = toNumber(row[where.aliases.total ?? "total"]);
-    if (total === null) return notEvaluated(`not evaluated: query ${where.queryId} returned no total`);
+    if (total === null) return notEvaluated(`query ${where.queryId} returned no total`);
     const parts: Parts = {};
     for (const [part, alias] of Object.entries(where.aliases)) parts[part] = toNumber(row[alias]);
     return observeRows(test, total, parts);
@@ -110,9 +112,7 @@ export function judgeAll(
   return tests.map((test) => {
     const reason = blocked.get(test.metric);
     const observation =
-      reason !== undefined
-        ? notEvaluated(reason)
-        : (observations.get(test.key) ?? notEvaluated("not evaluated: no observation for this check"));
+      reason !== undefined ? notEvaluated(reason) : (observations.get(test.key) ?? notEvaluated("no observation for this check"));
     return judgeTest(test, observation);
   });
 }

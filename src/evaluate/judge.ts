@@ -18,6 +18,10 @@ export function statusOf(test: InferredTest, observation: CheckObservation): Tes
       return "passing";
     case "not_evaluated":
       return "warning";
+    case "failed":
+      // The check's own SQL throws on today's data: whatever the tolerance, nothing was measured
+      // and the metric's definition cannot be computed (derive makes it unreliable).
+      return "failing";
     case "measured":
       return statusFor(observation.rows_affected, denominator(test, observation), test.severity, test.tolerance);
   }
@@ -36,5 +40,6 @@ export function judgeTest(test: InferredTest, observation: CheckObservation): Te
     message: observation.message,
     sample_sql: observation.sample_sql ?? test.sample_sql,
     check: test.check,
+    outcome: observation.outcome,
   };
 }

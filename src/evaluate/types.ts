@@ -15,6 +15,8 @@ export interface TestResult {
   message: string;
   sample_sql: string;
   check: string;
+  /** how the check's answer was obtained (not an API seed field; the views leave it out) */
+  outcome: ObservationOutcome;
 }
 
 /** Raw result of one planned query: its single row, keyed by output alias. */
@@ -28,9 +30,11 @@ export interface QueryOutcome {
 /**
  * measured: the warehouse answered; not_evaluated: it could not run (a missing column, a query
  * ClickHouse rejected), a warning for every metric; not_applicable: cannot apply (NaN on an
- * integer column), passing.
+ * integer column), passing; failed: the check's own SQL throws on today's data (a cast of a
+ * NULL), isolated from the rest of its table's query: failing, and its metric unreliable.
+ * Decisions read this field, never the message, which is for people.
  */
-export type ObservationOutcome = "measured" | "not_evaluated" | "not_applicable";
+export type ObservationOutcome = "measured" | "not_evaluated" | "not_applicable" | "failed";
 
 /**
  * What one distinct check (InferredTest.key) found, before any metric's severity or tolerance
@@ -43,4 +47,9 @@ export interface CheckObservation {
   message: string;
   /** set when the planner adapted the check's sample query to the column types (join keys) */
   sample_sql?: string;
+  /**
+   * freshness only: the newest timestamp read (unix seconds), kept beside the result so that a
+   * scan of the unchanged table judges its age again without reading it (plan/reuse.ts)
+   */
+  newest?: number;
 }

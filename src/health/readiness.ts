@@ -1,8 +1,13 @@
 // What /readyz reports, checked for real and cached briefly, so probes every few seconds from every
 // kubelet cost one cheap query per dependency, not one per probe.
-// - The store decides readiness: without it the API cannot answer (it serves statuses from it).
-// - A warehouse outage does NOT make the replica unready: the API still serves the last statuses,
-//   and only scans fail. It shows in the body and in /metrics (metric_reliability_warehouse_up).
+// - Ready = accepting (started, not shutting down) and the read model loaded: the statuses,
+//   listings, tests, IR and affected-by answers all come from memory, so the replica can serve
+//   them whatever its dependencies do.
+// - A store or warehouse outage does NOT make the replica unready. Every replica shares the one
+//   store, so a store-driven readiness would empty the Service at once and turn a partial outage
+//   (scans and scan lookups fail with 503) into a total one (circuit breakers lose their answer).
+//   Both outages show in the body and in /metrics (metric_reliability_store_up,
+//   metric_reliability_warehouse_up), where alerts read them. docs/reliability.md has the reasoning.
 
 export interface DependencyCheck {
   status: "up" | "down";
@@ -29,6 +34,8 @@ export interface ReadinessOptions {
   warehouses: ReadonlyMap<string, Pingable>;
   /** false while starting and once shutting down */
   isAccepting: () => boolean;
+  /** true once the read model holds the store's state (it keeps it through a store outage) */
+  isLoaded: () => boolean;
   /** a check younger than this is reused */
   cacheMs?: number;
   /** how long each dependency may take to answer */
@@ -68,29 +75,31 @@ async function pingOf(target: Pingable, downMessage: string, budgetMs: number): 
   }
 }
 
+type Dependencies = Pick<ReadinessReport, "checked_at" | "store" | "warehouses">;
+
 export function createReadiness(options: ReadinessOptions): Readiness {
   const cacheMs = options.cacheMs ?? READINESS_CACHE_MS;
   const budgetMs = options.pingBudgetMs ?? READINESS_PING_BUDGET_MS;
   const now = options.now ?? Date.now;
-  let cached: { at: number; report: ReadinessReport } | null = null;
-  let inFlight: Promise<ReadinessReport> | null = null;
+  let cached: { at: number; dependencies: Dependencies } | null = null;
+  let inFlight: Promise<Dependencies> | null = null;
 
-  async function fresh(): Promise<ReadinessReport> {
+  /** The verdict depends on this process only, never on a dependency's answer; decided per call. */
+  const report = (dependencies: Dependencies): ReadinessReport =>
+    options.isLoaded()
+      ? { ready: true, reason: null, ...dependencies }
+      : { ready: false, reason: "the statuses have not been loaded from the store yet", ...dependencies };
+
+  async function fresh(): Promise<Dependencies> {
     const [store, ...warehouses] = await Promise.all([
       pingOf(options.store, "the store did not answer SELECT 1", budgetMs),
       ...[...options.warehouses].map(
         async ([name, w]) => [name, await pingOf(w, "the warehouse did not answer SELECT 1", budgetMs)] as const,
       ),
     ]);
-    const report: ReadinessReport = {
-      ready: store.status === "up",
-      reason: store.status === "up" ? null : `store: ${store.message}`,
-      checked_at: new Date(now()),
-      store,
-      warehouses: Object.fromEntries(warehouses),
-    };
-    options.onCheck?.(report);
-    return report;
+    const dependencies: Dependencies = { checked_at: new Date(now()), store, warehouses: Object.fromEntries(warehouses) };
+    options.onCheck?.(report(dependencies));
+    return dependencies;
   }
 
   return {
@@ -99,13 +108,13 @@ export function createReadiness(options: ReadinessOptions): Readiness {
         // Starting or shutting down: no query needed, and none may touch a closing store.
         return { ready: false, reason: "starting or shutting down", checked_at: new Date(now()), store: null, warehouses: {} };
       }
-      if (cached && now() - cached.at < cacheMs) return cached.report;
+      if (cached && now() - cached.at < cacheMs) return report(cached.dependencies);
       inFlight ??= fresh().finally(() => {
         inFlight = null;
       });
-      const report = await inFlight;
-      cached = { at: now(), report };
-      return report;
+      const dependencies = await inFlight;
+      cached = { at: now(), dependencies };
+      return report(dependencies);
     },
   };
 }

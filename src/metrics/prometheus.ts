@@ -9,6 +9,15 @@ import { RELIABILITY_STATUSES } from "./statuses.js";
 export { RELIABILITY_STATUSES };
 const TRIGGERS = ["manual", "schedule", "startup", "api_run"] as const;
 const OUTCOMES = ["succeeded", "failed"] as const;
+/**
+ * Why a cron fire started no scan on this replica:
+ * - store_unavailable: the store could not elect a replica or record the scan;
+ * - already_running: a scan (or a previous fire's start) was still running, so the fire joined it;
+ * - not_elected: another replica won this fire (one of N-1 per fire with N replicas: normal);
+ * - missed: the event loop was busy past the fire time.
+ */
+export const SKIP_REASONS = ["store_unavailable", "already_running", "not_elected", "missed"] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export interface Metrics {
   /** every series except the per-metric status ones, which text() appends */
@@ -18,10 +27,14 @@ export interface Metrics {
   /** GET /metrics: the registry's series, then the cached per-metric block, without copying it. */
   handler: RequestHandler;
   observeScan(trigger: string, outcome: "succeeded" | "failed", durationSeconds: number, finishedAt?: Date): void;
+  /** A schedule fire that started no scan (metric_reliability_scan_skipped_total). */
+  countSkippedScan(reason: SkipReason): void;
   /** Replaces the whole set: metrics no longer passed (removed from the catalogue) disappear. */
   setStatuses(statuses: readonly StatusSample[]): void;
   setTestCounts(counts: { passing: number; failing: number; warning: number }): void;
   observeWarehouseQuery(seconds: number): void;
+  /** Extra queries a scan sent to isolate the checks of table queries ClickHouse refused (bisection). */
+  countIsolationQueries(queries: number): void;
   /** Seeds the last-success gauge from the store, so every replica reports it, not only the one that scanned. */
   setLastSuccessfulScan(finishedAt: Date): void;
   /** 1/0 per dependency from the latest readiness check (/readyz, and before every scrape). */
@@ -43,6 +56,12 @@ export function createMetrics(): Metrics {
     name: "metric_reliability_scans_total",
     help: "Finished reliability scans by trigger and outcome.",
     labelNames: ["trigger", "outcome"] as const,
+    registers: [registry],
+  });
+  const skipped = new Counter({
+    name: "metric_reliability_scan_skipped_total",
+    help: "Schedule fires that started no scan on this replica, by reason (store_unavailable, already_running, not_elected, missed).",
+    labelNames: ["reason"] as const,
     registers: [registry],
   });
   const scanDuration = new Histogram({
@@ -68,6 +87,11 @@ export function createMetrics(): Metrics {
     buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
     registers: [registry],
   });
+  const isolationQueries = new Counter({
+    name: "metric_reliability_isolation_queries_total",
+    help: "Extra warehouse queries sent to isolate checks whose SQL failed on the data (bisection of a refused table query).",
+    registers: [registry],
+  });
   const storeUp = new Gauge({
     name: "metric_reliability_store_up",
     help: "1 when the history store (PostgreSQL or PGlite) answered the latest readiness check, else 0.",
@@ -89,6 +113,7 @@ export function createMetrics(): Metrics {
 
   // Zero-initialised so rate()/increase() work before the first scan of each kind.
   for (const trigger of TRIGGERS) for (const outcome of OUTCOMES) scans.inc({ trigger, outcome }, 0);
+  for (const reason of SKIP_REASONS) skipped.inc({ reason }, 0);
 
   const httpMiddleware: RequestHandler = (req, res, next) => {
     const end = http.startTimer();
@@ -107,6 +132,9 @@ export function createMetrics(): Metrics {
       scans.inc({ trigger, outcome });
       scanDuration.observe(durationSeconds);
       if (outcome === "succeeded") lastSuccess.set((finishedAt ?? new Date()).getTime() / 1000);
+    },
+    countSkippedScan(reason) {
+      skipped.inc({ reason });
     },
     setStatuses(statuses) {
       statusText = Buffer.from(statusSeriesText(statuses), "utf8");
@@ -127,6 +155,9 @@ export function createMetrics(): Metrics {
     },
     observeWarehouseQuery(seconds) {
       queryDuration.observe(seconds);
+    },
+    countIsolationQueries(queries) {
+      isolationQueries.inc(queries);
     },
     setLastSuccessfulScan(finishedAt) {
       lastSuccess.set(finishedAt.getTime() / 1000);

@@ -4,10 +4,10 @@ import { orphanViolation } from "../infer/rules/join-referential-integrity.js";
 import { sampleSql } from "../infer/sample-sql.js";
 import type { InferredTest } from "../infer/types.js";
 import { keyConversion } from "./column-types.js";
-import type { WarehouseSchema } from "./types.js";
+import type { Skip, WarehouseSchema } from "./types.js";
 
 /** The test unchanged, the test with converted keys (probe and sample query), or why it cannot run. */
-export function adaptJoinKeys(test: InferredTest, schema: WarehouseSchema): { test: InferredTest } | { reason: string } {
+export function adaptJoinKeys(test: InferredTest, schema: WarehouseSchema): { test: InferredTest } | { skip: Skip } {
   const [left, right] = test.columns;
   if (test.rule !== "join_referential_integrity" || test.probe.type !== "rows_where" || !left || !right) return { test };
   const tables = schema[test.datasource] ?? {};
@@ -16,7 +16,8 @@ export function adaptJoinKeys(test: InferredTest, schema: WarehouseSchema): { te
   if (leftType === undefined || rightType === undefined) return { test }; // skipReason reports missing columns
   const conversion = keyConversion(leftType, rightType);
   if (conversion === null) {
-    return { reason: `not evaluated: ${left.column} (${leftType}) cannot be compared with ${right.table}.${right.column} (${rightType})` };
+    const reason = `${left.column} (${leftType}) cannot be compared with ${right.table}.${right.column} (${rightType})`;
+    return { skip: { outcome: "not_evaluated", reason } };
   }
   if (conversion.convert === null) return { test };
   const probe = { type: "rows_where" as const, violation: orphanViolation(left.column, right.table, right.column, conversion.convert) };

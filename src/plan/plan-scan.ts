@@ -27,14 +27,15 @@ export function dedupeTests(tests: InferredTest[]): InferredTest[] {
   return [...byKey.values()];
 }
 
-function queriesFor(
+/** One query per (datasource, table) of `tests`, their filters folded in, split only past max_query_size. */
+export function queriesFor(
   tests: InferredTest[],
   schema: WarehouseSchema,
-  options: PlanOptions & { foldFilters: boolean },
+  options: PlanOptions,
   idOf: (n: number) => string,
 ): TableQuery[] {
   const queries: TableQuery[] = [];
-  for (const group of groupTests(tests, options.foldFilters)) {
+  for (const group of groupTests(tests)) {
     for (const draft of draftsFor(group, schema, options.maxQuerySize - QUERY_WRAPPER_BYTES)) {
       queries.push({
         id: idOf(queries.length + 1),
@@ -61,11 +62,11 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
       distinct.push(test);
       continue;
     }
-    const reason = skipReason(test, schema);
-    const adapted = reason === null ? adaptJoinKeys(test, schema) : { reason };
-    if ("reason" in adapted) {
+    const skip = skipReason(test, schema);
+    const adapted = skip === null ? adaptJoinKeys(test, schema) : { skip };
+    if ("skip" in adapted) {
       distinct.push(test);
-      skipped.push({ test_key: test.key, reason: adapted.reason });
+      skipped.push({ test_key: test.key, ...adapted.skip });
       continue;
     }
     distinct.push(adapted.test);
@@ -73,8 +74,8 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
     if (adapted.test.sample_sql !== test.sample_sql) samples[test.key] = adapted.test.sample_sql;
   }
 
-  const queries = queriesFor(runnable, schema, { ...options, foldFilters: true }, (n) => `q${n}`);
-  return { tests: distinct, queries, skipped, sample_sql: samples };
+  const queries = queriesFor(runnable, schema, options, (n) => `q${n}`);
+  return { tests: distinct, queries, skipped, failed: [], sample_sql: samples };
 }
 
 /**
@@ -82,11 +83,12 @@ export function planScan(tests: InferredTest[], schema: WarehouseSchema, options
  * plan, their queries numbered q1, q2... in order as planScan would number them.
  */
 export function mergePlans(plans: readonly ScanPlan[]): ScanPlan {
-  const merged: ScanPlan = { tests: [], queries: [], skipped: [], sample_sql: {} };
+  const merged: ScanPlan = { tests: [], queries: [], skipped: [], failed: [], sample_sql: {} };
   for (const plan of plans) {
     merged.tests.push(...plan.tests);
     for (const query of plan.queries) merged.queries.push({ ...query, id: `q${merged.queries.length + 1}` });
     merged.skipped.push(...plan.skipped);
+    merged.failed.push(...plan.failed);
     Object.assign(merged.sample_sql, plan.sample_sql);
   }
   return merged;
@@ -104,19 +106,4 @@ export function byScannedTable(tests: readonly InferredTest[]): InferredTest[][]
   const order = (a: { datasource: string; table: string }, b: { datasource: string; table: string }) =>
     a.datasource !== b.datasource ? (a.datasource < b.datasource ? -1 : 1) : a.table < b.table ? -1 : a.table > b.table ? 1 : 0;
   return [...groups.values()].sort(order).map((group) => group.tests);
-}
-
-/**
- * The plan with one failed folded query (several filters of a table) replaced by one query
- * per (table, filter) for the same tests, ids `<id>-f1`, `<id>-f2`...: a filter that fails
- * at run time then only fails its own tests. Null when the query had a single filter.
- */
-export function unfoldQuery(plan: ScanPlan, queryId: string, schema: WarehouseSchema, options: PlanOptions): ScanPlan | null {
-  const index = plan.queries.findIndex((query) => query.id === queryId);
-  const failed = plan.queries[index];
-  if (!failed || failed.filters.length < 2) return null;
-  const keys = new Set(failed.outputs.map((output) => output.test_key));
-  const tests = plan.tests.filter((test) => keys.has(test.key));
-  const parts = queriesFor(tests, schema, { ...options, foldFilters: false }, (n) => `${queryId}-f${n}`);
-  return { ...plan, queries: [...plan.queries.slice(0, index), ...parts, ...plan.queries.slice(index + 1)] };
 }

@@ -1,7 +1,6 @@
 // Which tests share a warehouse query: all runnable tests of one (datasource, table), with
-// their filters folded into the aggregates, or (the fallback after a folded query failed)
-// one group per (datasource, table, filter). Each group becomes one query, split only past
-// max_query_size.
+// their filters folded into the aggregates. Each group becomes one query, split only past
+// max_query_size (and, when ClickHouse refuses it, bisected: scan/isolate-failures.ts).
 import type { InferredTest } from "../infer/types.js";
 import { quoteTable } from "../sql/identifiers.js";
 import { probeExpressions, totalExpression } from "./probe-sql.js";
@@ -30,11 +29,11 @@ function compareGroups(a: TableGroup, b: TableGroup): number {
   return 0;
 }
 
-/** `foldFilters`: one group per table; otherwise one per (table, filter). */
-export function groupTests(tests: InferredTest[], foldFilters: boolean): TableGroup[] {
+/** One group per (datasource, table). */
+export function groupTests(tests: InferredTest[]): TableGroup[] {
   const groups = new Map<string, TableGroup>();
   for (const test of tests) {
-    const id = JSON.stringify(foldFilters ? [test.datasource, test.table] : [test.datasource, test.table, test.filter]);
+    const id = JSON.stringify([test.datasource, test.table]);
     let group = groups.get(id);
     if (!group) {
       group = { datasource: test.datasource, table: test.table, filters: [], tests: [] };
@@ -64,7 +63,7 @@ function whereOf(group: TableGroup): { where: string | null; conditioned: boolea
 }
 
 /** A probe reads a Nullable column (or one whose type is unknown): it keeps its NULL guards. */
-function readsNullable(test: InferredTest, schema: WarehouseSchema): boolean {
+export function readsNullable(test: InferredTest, schema: WarehouseSchema): boolean {
   const tables = schema[test.datasource] ?? {};
   return test.columns.some((ref) => {
     const type = tables[ref.table]?.[ref.column];
@@ -82,7 +81,7 @@ export function draftsFor(group: TableGroup, schema: WarehouseSchema, budget: nu
     const expressions = [totalExpression(condition), ...probeExpressions(test, condition, readsNullable(test, schema))];
     let draft = drafts[drafts.length - 1]!;
     // A single test longer than the limit still gets its own query; the warehouse's
-    // error then reports it as "not evaluated" rather than it vanishing silently.
+    // error then reports it (not evaluated) rather than it vanishing silently.
     if (!draft.isEmpty && draft.lengthWith(expressions) > budget) {
       draft = new QueryDraft(tail);
       drafts.push(draft);

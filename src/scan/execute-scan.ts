@@ -1,6 +1,6 @@
 // One pass over the warehouse for a catalogue snapshot:
-// schema (system.columns) -> plan -> one query per table (per filter for a table whose folded
-// query ClickHouse refused) -> observe each distinct check -> judge and derive per metric.
+// schema (system.columns) -> plan -> one query per table (bisected when ClickHouse refuses it,
+// see isolate-failures.ts) -> observe each distinct check -> judge and derive per metric.
 // Only what truly cannot be evaluated becomes a finding; an outage fails the whole scan.
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import pLimit from "p-limit";
@@ -10,13 +10,17 @@ import { createObserver, judgeAll, observeInto } from "../evaluate/evaluate.js";
 import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { byScannedTable, mergePlans, planScan, unfoldQuery } from "../plan/plan-scan.js";
+import { withIsolation } from "../plan/isolate-plan.js";
+import { byScannedTable, mergePlans, planScan } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
+import type { CheckPass } from "../plan/reuse.js";
 import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
+import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
+import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 
 export interface ExecuteOptions {
   scanId: string;
@@ -25,6 +29,8 @@ export interface ExecuteOptions {
   signal: AbortSignal;
   /** called with each warehouse query's duration, for the Prometheus histogram */
   onQuery?: (seconds: number) => void;
+  /** set: checks on tables unchanged since the previous pass keep its results (scan/incremental.ts) */
+  incremental?: IncrementalInput;
 }
 
 export interface ScanOutcome {
@@ -37,6 +43,12 @@ export interface ScanOutcome {
   blocked: Map<string, string>;
   /** seconds spent waiting for the warehouse, and evaluating its answers */
   timings: { warehouse: number; evaluate: number };
+  /** queries sent to isolate the checks of refused table queries (bisection) */
+  isolationQueries: number;
+  /** incremental scans: what the store keeps beside each result (null: forget), the checks kept as they were, and the counts */
+  passes?: Map<string, CheckPass | null>;
+  unchanged?: Set<string>;
+  incremental?: IncrementalSummary;
 }
 
 /** The warehouse did not answer (connection lost, timeout, server down): the scan fails and statuses keep their last value. */
@@ -64,18 +76,19 @@ async function runQuery(
   warehouses: ReadonlyMap<string, Warehouse>,
   options: ExecuteOptions,
   signal: AbortSignal,
-): Promise<{ outcome: QueryOutcome; refused: boolean }> {
+): Promise<Answer> {
   const warehouse = warehouses.get(query.datasource);
   if (!warehouse)
-    return { outcome: { query_id: query.id, row: null, error: `datasource "${query.datasource}" is not configured` }, refused: false };
+    return { outcome: { query_id: query.id, row: null, error: `datasource "${query.datasource}" is not configured` }, refusal: null };
   const started = performance.now();
   try {
     const rows = await warehouse.query(query.sql, { queryId: `${options.scanId}-${query.id}`, signal });
     const row = (rows[0] ?? null) as QueryOutcome["row"];
-    return { outcome: { query_id: query.id, row, error: row ? null : "query returned no row" }, refused: false };
+    return { outcome: { query_id: query.id, row, error: row ? null : "query returned no row" }, refusal: null };
   } catch (error) {
     if (error instanceof WarehouseError && (error.kind === "query" || error.kind === "rejected")) {
-      return { outcome: { query_id: query.id, row: null, error: error.message }, refused: error.kind === "query" };
+      const refusal = { code: error.clickhouseCode, detail: error.detail };
+      return { outcome: { query_id: query.id, row: null, error: error.message }, refusal };
     }
     // A lost connection, a timeout or a cancel is never a finding about the data.
     if (options.signal.aborted) throw new Error("scan cancelled", { cause: error });
@@ -95,38 +108,36 @@ async function planInSlices(tests: readonly InferredTest[], schema: WarehouseSch
   return mergePlans(plans);
 }
 
-/** Runs the plan's queries; a refused folded query is re-run as one query per filter. */
+/** Runs the plan's queries; a refused one is bisected until the checks that throw are isolated. */
 async function runPlan(plan: ScanPlan, schema: WarehouseSchema, warehouses: ReadonlyMap<string, Warehouse>, options: ExecuteOptions) {
   // The first outage stops the queries still waiting: the scan fails anyway.
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);
   const limit = pLimit(options.concurrency);
-  const run = (queries: TableQuery[]) =>
-    Promise.all(
-      queries.map((query) =>
-        limit(() => runQuery(query, warehouses, options, signal)).catch((error: unknown) => {
-          stop.abort();
-          throw error;
-        }),
-      ),
-    );
-  const outcomes = new Map<string, QueryOutcome>();
-  let pending = plan.queries;
-  while (pending.length > 0) {
-    const retry: TableQuery[] = [];
-    for (const { outcome, refused } of await run(pending)) {
-      const unfolded = refused ? unfoldQuery(plan, outcome.query_id, schema, { maxQuerySize: options.maxQuerySize }) : null;
-      if (unfolded === null) {
-        outcomes.set(outcome.query_id, outcome);
-        continue;
+  const send: Send = (query) =>
+    limit(() => runQuery(query, warehouses, options, signal)).catch((error: unknown) => {
+      stop.abort();
+      throw error;
+    });
+  const outcomes: QueryOutcome[] = [];
+  const isolations: [string, Isolation][] = [];
+  await Promise.all(
+    plan.queries.map(async (query) => {
+      const answer = await send(query);
+      if (answer.refusal === null) outcomes.push(answer.outcome);
+      else {
+        const context = { schema, maxQuerySize: options.maxQuerySize, send };
+        isolations.push([query.id, await isolateFailures(plan, query, { ...answer, refusal: answer.refusal }, context)]);
       }
-      const before = new Set(plan.queries.map((query) => query.id));
-      plan = unfolded;
-      retry.push(...plan.queries.filter((query) => !before.has(query.id)));
-    }
-    pending = retry;
+    }),
+  );
+  let isolationQueries = 0;
+  for (const [queryId, isolation] of isolations) {
+    plan = withIsolation(plan, queryId, isolation.queries, isolation.failed);
+    outcomes.push(...isolation.outcomes);
+    isolationQueries += isolation.extraQueries;
   }
-  return { plan, outcomes: [...outcomes.values()] };
+  return { plan, outcomes, isolationQueries };
 }
 
 export async function executeScan(
@@ -164,14 +175,28 @@ export async function executeScan(
   }
   const blocked = blockedMetrics(snapshot, sqlErrors);
   const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
-  const { plan, outcomes } = await runPlan(await planInSlices(tests, schema, options.maxQuerySize), schema, warehouses, options);
+  const incremental = options.incremental
+    ? await startIncremental(tests, schema, warehouses, options.incremental, options).catch((error: unknown) => {
+        throw new WarehouseUnavailableError(`warehouse unavailable while reading table fingerprints: ${(error as Error).message}`, {
+          cause: error,
+        });
+      })
+    : null;
+  const toRead = incremental?.read ?? tests;
+  const { plan, outcomes, isolationQueries } = await runPlan(
+    await planInSlices(toRead, schema, options.maxQuerySize),
+    schema,
+    warehouses,
+    options,
+  );
   if (options.signal.aborted) throw new Error("scan cancelled");
   const warehouseSeconds = (performance.now() - warehouseStarted) / 1000;
 
   const evaluateStarted = performance.now();
   const observations = new Map<string, CheckObservation>();
   const observe = createObserver(plan, outcomes, schema);
-  await forEachSlice(tests, (slice) => observeInto(observations, slice, observe));
+  await forEachSlice(toRead, (slice) => observeInto(observations, slice, observe));
+  const kept = incremental?.finish(observations);
   const statuses: MetricStatus[] = [];
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
   await forEachSlice(
@@ -198,5 +223,7 @@ export async function executeScan(
     summary,
     blocked,
     timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000 },
+    isolationQueries,
+    ...(incremental && kept ? { ...kept, incremental: incremental.summary } : {}),
   };
 }

@@ -6,16 +6,24 @@ import { AppError, unavailable } from "../errors/app-error.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
+import { nextPass, type PreviousCheck } from "../plan/reuse.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
-import type { ScanRecord, ScanTrigger, Store } from "../store/store.js";
+import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { executeScan } from "./execute-scan.js";
+import type { IncrementalInput } from "./incremental.js";
+import { currentProcess } from "./orphans.js";
 import type { ScanService } from "./types.js";
 
 /** How often the process running a scan proves it is alive in the store. */
 export const SCAN_HEARTBEAT_MS = 15_000;
 /** A running scan whose heartbeat is older than this belongs to a dead process (4 missed beats). */
 export const SCAN_ORPHANED_AFTER_MS = 4 * SCAN_HEARTBEAT_MS;
+/**
+ * How often a failure the store could not record (it was down when the scan failed) is written
+ * again, so the scan does not read `running` once the store is back.
+ */
+export const UNRECORDED_FAILURE_RETRY_MS = 2_000;
 
 export interface ScanServiceOptions {
   getSnapshot: () => CatalogSnapshot;
@@ -26,10 +34,14 @@ export interface ScanServiceOptions {
   concurrency: number;
   maxQuerySize: number;
   retentionDays: number;
+  /** SCAN_INCREMENTAL: checks on tables unchanged since the last pass keep its results (main.ts: on unless turned off) */
+  incremental?: boolean;
   /** after a scan is stored: the read model reloads from the store */
   afterScan?: () => Promise<unknown>;
   /** the observations the replica serves, for a run that joined a scan it did not start */
   currentObservations?: () => ReadonlyMap<string, CheckObservation>;
+  /** recorded with each scan, so a restarted process can abort its predecessor's (scan/orphans.ts) */
+  owner?: ScanOwner;
 }
 
 type Finished = { scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> };
@@ -49,6 +61,55 @@ export function createScanService(options: ScanServiceOptions): ScanService {
   /** set while the scan row of a new scan is being written, before `running` is */
   let starting: Promise<RunningScan> | null = null;
   let pruning: Promise<void> = Promise.resolve();
+  const owner = options.owner ?? currentProcess();
+  /** failures the store was down to record: written again until it takes them */
+  const unrecorded = new Map<string, { finishedAt: Date; error: string }>();
+  let retryTimer: NodeJS.Timeout | null = null;
+  let recording: Promise<void> | null = null;
+
+  /** One pass at a time over the unrecorded failures; stops at the first the store refuses. */
+  function recordFailures(): Promise<void> {
+    recording ??= (async () => {
+      for (const [scanId, failure] of unrecorded) {
+        try {
+          await store.failScan(scanId, failure.finishedAt, failure.error);
+        } catch {
+          return; // still down: the next tick tries again
+        }
+        unrecorded.delete(scanId);
+        logger.info({ scan_id: scanId }, "recorded a scan's failure once the store was back");
+      }
+      if (retryTimer) clearInterval(retryTimer);
+      retryTimer = null;
+    })().finally(() => {
+      recording = null;
+    });
+    return recording;
+  }
+
+  function rememberFailure(scanId: string, finishedAt: Date, error: string): void {
+    unrecorded.set(scanId, { finishedAt, error });
+    retryTimer ??= setInterval(() => void recordFailures(), UNRECORDED_FAILURE_RETRY_MS);
+    retryTimer.unref();
+  }
+
+  /** the last pass this replica knows, tagged with the newest succeeded scan it matches */
+  let lastPass: { scanId: string | null; checks: Map<string, PreviousCheck> } | null = null;
+  /** per catalogue snapshot: the checks' identities, computed again only when the schema changes */
+  const reuseCaches = new WeakMap<CatalogSnapshot, NonNullable<IncrementalInput["cache"]>>();
+
+  function reuseCache(snapshot: CatalogSnapshot): NonNullable<IncrementalInput["cache"]> {
+    let cache = reuseCaches.get(snapshot);
+    if (!cache) reuseCaches.set(snapshot, (cache = {}));
+    return cache;
+  }
+
+  /** This replica's last pass, or the store's when another replica (or a previous process) scanned since. */
+  async function previousPass(): Promise<Map<string, PreviousCheck>> {
+    const newest = (await store.newestSucceededScan())?.scan_id ?? null;
+    if (lastPass?.scanId !== newest) lastPass = { scanId: newest, checks: await store.readPasses() };
+    return lastPass.checks;
+  }
 
   async function execute(record: ScanRecord, abort: AbortController): Promise<Finished> {
     const started = performance.now();
@@ -61,12 +122,14 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     heartbeat.unref();
     try {
       const snapshot = options.getSnapshot();
+      const previous = options.incremental ? await previousPass() : null;
       const outcome = await executeScan(snapshot, options.warehouses, {
         scanId: record.scan_id,
         concurrency: options.concurrency,
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
+        ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
       const storeStarted = performance.now();
       const scan = await store.completeScan({
@@ -75,20 +138,36 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         observations: outcome.observations,
         statuses: outcome.statuses,
         summary: outcome.summary,
+        ...(outcome.passes ? { passes: outcome.passes } : {}),
+        ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
       });
+      // What the store now holds, unless a later-started scan had already written newer results.
+      lastPass =
+        previous && outcome.passes && scan.results_written !== false
+          ? { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) }
+          : null;
       const storeSeconds = (performance.now() - storeStarted) / 1000;
       // The read model (and with it /metrics) follows the store: it reloads what was just written,
       // before the scan counts as done, so a caller told "succeeded" reads the new statuses.
       await options.afterScan?.().catch((error: unknown) => log.warn({ err: error }, "reloading the read model after the scan failed"));
       const total = (performance.now() - started) / 1000;
       metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
+      metrics.countIsolationQueries(outcome.isolationQueries);
       const timings = {
         total: round3(total),
         warehouse: round3(outcome.timings.warehouse),
         evaluate: round3(outcome.timings.evaluate),
         store: round3(storeSeconds),
       };
-      log.info({ seconds: timings, summary: scan.summary }, "scan succeeded");
+      log.info(
+        {
+          seconds: timings,
+          summary: scan.summary,
+          isolation_queries: outcome.isolationQueries,
+          ...(outcome.incremental ? { incremental: outcome.incremental } : {}),
+        },
+        "scan succeeded",
+      );
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
       pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
         log.warn({ err: error }, "pruning history failed");
@@ -98,10 +177,13 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       const message = (error as Error).message;
       metrics.observeScan(record.trigger, "failed", (performance.now() - started) / 1000);
       log.error({ err: error }, "scan failed");
-      // The store may be the thing that is down: a failed write here must not crash the daemon.
-      const scan = await store
-        .failScan(record.scan_id, new Date(), message)
-        .catch(() => ({ ...record, status: "failed" as const, error: message, finished_at: new Date() }));
+      // The store may be the thing that is down: a failed write here must not crash the daemon,
+      // and is written again once the store answers (else the row would read `running`).
+      const finishedAt = new Date();
+      const scan = await store.failScan(record.scan_id, finishedAt, message).catch(() => {
+        rememberFailure(record.scan_id, finishedAt, message);
+        return { ...record, status: "failed" as const, error: message, finished_at: finishedAt };
+      });
       return { scan, observations: new Map() };
     } finally {
       clearInterval(heartbeat);
@@ -111,7 +193,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
   async function start(trigger: ScanTrigger): Promise<RunningScan> {
     let record: ScanRecord;
     try {
-      record = await store.createScan({ scan_id: randomUUID(), trigger, started_at: new Date() });
+      record = await store.createScan({ scan_id: randomUUID(), trigger, started_at: new Date(), owner });
     } catch (error) {
       throw unavailable(`cannot record the scan: the store is unavailable (${(error as Error).message})`, error);
     }
@@ -162,6 +244,10 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       await current.done;
     }
     await pruning;
+    if (retryTimer) clearInterval(retryTimer);
+    retryTimer = null;
+    // A last try; what the store still cannot take is aborted by the next start (scan/orphans.ts).
+    await recordFailures();
   }
 
   return { trigger, wait, run, stop };

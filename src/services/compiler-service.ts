@@ -3,7 +3,6 @@ import { notFound } from "../errors/app-error.js";
 import { readsTable } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import { isWholeListing, paginate } from "./paginate.js";
-import { preserialized } from "./serialized.js";
 import type { CompilerService } from "./types.js";
 import { iso, type CompilerStatusView } from "./views.js";
 
@@ -31,22 +30,10 @@ export function compilerStatusView(
 }
 
 export function createCompilerService({ getSnapshot }: CompilerServiceOptions): CompilerService {
-  // The whole listing is the same for every caller of one catalogue: built and serialised once,
-  // and again when the warehouse check finds another unparsable filter (sql_errors grows).
-  const whole = new WeakMap<CatalogSnapshot, { sqlErrors: number; listing: Promise<CompilerStatusView> }>();
-  const wholeOf = (snapshot: CatalogSnapshot) => {
-    const sqlErrors = snapshot.sql_errors?.size ?? 0;
-    let cached = whole.get(snapshot);
-    if (cached?.sqlErrors !== sqlErrors) {
-      cached = { sqlErrors, listing: preserialized(compilerStatusView(snapshot), "metrics") };
-      whole.set(snapshot, cached);
-    }
-    return cached.listing;
-  };
   return {
     async status(query = {}) {
       const snapshot = getSnapshot();
-      if (isWholeListing(query)) return wholeOf(snapshot);
+      if (isWholeListing(query)) return compilerStatusView(snapshot);
       const { metric, table } = query;
       const page = paginate(
         snapshot.metrics,

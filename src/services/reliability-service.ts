@@ -1,23 +1,17 @@
 // Reliability reads come from the replica's read model (rebuilt from the store after each scan,
 // and when another replica's scan lands), never from the store per request. The catalogue
 // snapshot decides which metrics exist.
-import { blockedResult } from "../evaluate/blocked.js";
-import { judgeTest } from "../evaluate/judge.js";
 import { notFound, unavailable } from "../errors/app-error.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
-import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
+import { metricResults } from "./metric-results.js";
 import { isWholeListing, paginate } from "./paginate.js";
-import { rememberJson, wholeListing } from "./serialized.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
 import type { ReliabilityService } from "./types.js";
-import { scanView, type MetricStatusView, type StatusListingView } from "./views.js";
-
-/** Single-metric answers kept per read-model view. */
-const CACHED_ANSWERS = 2_000;
+import { scanView, type StatusListingView } from "./views.js";
 
 export interface ReliabilityServiceOptions {
   readModel: ReadModel;
@@ -25,28 +19,27 @@ export interface ReliabilityServiceOptions {
   scanService: ScanService;
 }
 
+const wholeListing = (view: ReadView): StatusListingView =>
+  buildStatusListing(
+    view.catalog.metrics.map((m) => m.name),
+    view.statuses,
+  );
+
+/**
+ * Answers are built per call; cached-services.ts keeps (and serialises once) those that are the
+ * same for every caller of one view. Each method reads the view synchronously when called, so a
+ * cache keyed by readModel.view() at the call holds what was built from that view.
+ */
 export function createReliabilityService(options: ReliabilityServiceOptions): ReliabilityService & {
-  refreshMetrics(metrics: Metrics): Promise<void>;
+  /** `listing`: the current view's status listing (the daemon passes its cached one); built here when not given. */
+  refreshMetrics(metrics: Metrics, listing?: () => Promise<StatusListingView>): Promise<void>;
 } {
   const { readModel, store, scanService } = options;
-  const whole = new WeakMap<ReadView, Promise<StatusListingView>>();
-  const byName = new WeakMap<ReadView, Map<string, MetricStatusView>>();
-  const wholeListingOf = (view: ReadView) =>
-    wholeListing(
-      whole,
-      view,
-      () =>
-        buildStatusListing(
-          view.catalog.metrics.map((m) => m.name),
-          view.statuses,
-        ),
-      "metrics",
-    );
 
   return {
     async status(query = {}) {
       const view = readModel.view();
-      if (isWholeListing(query)) return wholeListingOf(view);
+      if (isWholeListing(query)) return wholeListing(view);
       const { metric, status, table } = query;
       const entries = view.catalog.metrics.map((ir) => ({ ir, entry: statusEntry(ir.name, view.statuses.get(ir.name)) }));
       const match = ({ ir, entry }: (typeof entries)[number]) =>
@@ -65,27 +58,7 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     async metricStatus(name) {
       const view = readModel.view();
       if (!view.catalog.metricsByName.has(name)) throw notFound(`metric "${name}" not found`);
-      // Circuit breakers ask for the same few metrics over and over: each answer is built and
-      // serialised once per view (a bounded number of them).
-      let answers = byName.get(view);
-      if (!answers) byName.set(view, (answers = new Map<string, MetricStatusView>()));
-      const cached = answers.get(name);
-      if (cached) return cached;
-      // Judged from the checks' current observations with this metric's own tolerances; a metric
-      // whose SQL ClickHouse cannot parse never ran, whatever its shared checks found.
-      const tests = view.catalog.testsByMetric.get(name) ?? [];
-      const blocked = blockedMetrics(view.catalog).get(name);
-      const results =
-        blocked !== undefined
-          ? tests.map((test) => blockedResult(test, blocked))
-          : tests.flatMap((test) => {
-              const observation = view.observations.get(test.key);
-              return observation ? [judgeTest(test, observation)] : [];
-            });
-      const answer = buildMetricStatus(name, view.statuses.get(name) ?? null, results, view.history.get(name) ?? []);
-      if (answers.size >= CACHED_ANSWERS) answers.clear();
-      answers.set(name, rememberJson(answer, Buffer.from(JSON.stringify(answer), "utf8")));
-      return answer;
+      return buildMetricStatus(name, view.statuses.get(name) ?? null, metricResults(view, name), view.history.get(name) ?? []);
     },
 
     async affectedBy(table) {
@@ -110,9 +83,9 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     },
 
     /** Sets the Prometheus gauges from the read model's current view. */
-    async refreshMetrics(metrics) {
+    async refreshMetrics(metrics, listing) {
       const view = readModel.view();
-      metrics.setStatuses((await wholeListingOf(view)).metrics);
+      metrics.setStatuses((listing ? await listing() : wholeListing(view)).metrics);
       if (view.scan?.summary) metrics.setTestCounts(view.scan.summary);
       if (view.scan?.finished_at) metrics.setLastSuccessfulScan(view.scan.finished_at);
     },

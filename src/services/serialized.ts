@@ -1,6 +1,7 @@
-// Listings that are the same for every request (the whole status list of one read-model view,
-// the whole test list of one catalogue) are serialised once, in slices, and sent as bytes.
-// The REST transport asks here before serialising a service's answer itself.
+// Answers that are the same for every request (the whole status list of one read-model view,
+// the whole test list of one catalogue) are serialised once, in slices, and sent as bytes:
+// cached-services.ts remembers them here, and the REST transport asks here before serialising
+// an answer itself.
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 
 const cache = new WeakMap<object, Buffer>();
@@ -40,17 +41,21 @@ export async function preserialized<V extends object>(value: V, arrayField: keyo
   return rememberJson(value, await serializeInSlices(value, arrayField));
 }
 
-/** The whole listing for `owner` (a catalogue, a read-model view): built and serialised once, then shared. */
-export function wholeListing<K extends object, V extends object>(
+/**
+ * The listing for `owner` (a catalogue snapshot, a read-model view): built and serialised once,
+ * then shared by every caller; a failed build is forgotten, so the next caller tries again.
+ */
+export function listingOnce<K extends object, V extends object>(
   cache: WeakMap<K, Promise<V>>,
   owner: K,
-  build: () => V,
+  build: () => Promise<V>,
   arrayField: keyof V & string,
 ): Promise<V> {
   let listing = cache.get(owner);
   if (!listing) {
-    listing = preserialized(build(), arrayField);
-    cache.set(owner, listing);
+    const built = build().then((value) => preserialized(value, arrayField));
+    void built.catch(() => cache.get(owner) === built && cache.delete(owner));
+    cache.set(owner, (listing = built));
   }
   return listing;
 }

@@ -9,7 +9,6 @@ import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import { isWholeListing, paginate } from "./paginate.js";
-import { wholeListing } from "./serialized.js";
 import type { TestListingQuery, ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
 
@@ -44,11 +43,10 @@ export function testRunReport(scan: ScanRecord, results: TestResult[]): TestRunV
 }
 
 export function createValidationService({ getSnapshot, scanService }: ValidationServiceOptions): ValidationService {
-  const whole = new WeakMap<CatalogSnapshot, Promise<TestListing>>();
   return {
     async listTests(query = {}) {
       const snapshot = getSnapshot();
-      if (isWholeListing(query)) return wholeListing(whole, snapshot, () => testListing(snapshot), "tests");
+      if (isWholeListing(query)) return testListing(snapshot);
       const page = paginate(snapshot.tests, matches(query), query, snapshot.version);
       return { tests: page.items.map(inferredTestView), count: page.matched, next_cursor: page.next_cursor };
     },

@@ -2,13 +2,14 @@
 // Every method rethrows failures as StoreError (clear, credential-free message); ping never throws.
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
+import { readPasses } from "./check-passes.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
 import type { Sql } from "./sql-session.js";
 import { newestSucceededScan, readStateIn, readStatuses } from "./read-state.js";
 import { guard, StoreError } from "./store-error.js";
-import type { FinishedScan, ScanRecord, ScanTrigger, Store } from "./store.js";
+import type { FinishedScan, RunningScanOwner, ScanOwner, ScanRecord, ScanTrigger, Store } from "./store.js";
 
 export interface CreateStoreOptions {
   /** PostgreSQL URL; unset means embedded PGlite in `${dataDir}/pglite` */
@@ -60,17 +61,53 @@ class PrismaStore implements Store {
     });
   }
 
+  runningScanOwners(): Promise<RunningScanOwner[]> {
+    return guard("runningScanOwners", async () => {
+      const rows = await this.db.scan.findMany({
+        where: { status: "running" },
+        select: { id: true, ownerHost: true, ownerPid: true, ownerStartedAt: true },
+        orderBy: { startedAt: "asc" },
+      });
+      return rows.map((row) => ({
+        scan_id: row.id,
+        owner:
+          row.ownerHost === null || row.ownerPid === null || row.ownerStartedAt === null
+            ? null
+            : { host: row.ownerHost, pid: row.ownerPid, process_started_at: row.ownerStartedAt },
+      }));
+    });
+  }
+
+  abortScans(scanIds: readonly string[]): Promise<number> {
+    if (scanIds.length === 0) return Promise.resolve(0);
+    return guard("abortScans", async () => {
+      const { count } = await this.db.scan.updateMany({
+        where: { id: { in: [...scanIds] }, status: "running" },
+        data: { status: "aborted", finishedAt: new Date(), error: ABORTED_ERROR },
+      });
+      return count;
+    });
+  }
+
   heartbeatScan(scanId: string, at: Date): Promise<void> {
     return guard("heartbeatScan", async () => {
       await this.db.scan.updateMany({ where: { id: scanId, status: "running" }, data: { heartbeatAt: at } });
     });
   }
 
-  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord> {
+  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord> {
+    const { owner } = scan;
     return guard("createScan", async () =>
       toScanRecord(
         await this.db.scan.create({
-          data: { id: scan.scan_id, trigger: scan.trigger, status: "running", startedAt: scan.started_at, heartbeatAt: scan.started_at },
+          data: {
+            id: scan.scan_id,
+            trigger: scan.trigger,
+            status: "running",
+            startedAt: scan.started_at,
+            heartbeatAt: scan.started_at,
+            ...(owner ? { ownerHost: owner.host, ownerPid: owner.pid, ownerStartedAt: owner.process_started_at } : {}),
+          },
         }),
       ),
     );
@@ -109,6 +146,13 @@ class PrismaStore implements Store {
     });
   }
 
+  recentScans(limit: number): Promise<ScanRecord[]> {
+    return guard("recentScans", async () => {
+      const rows = await this.db.scan.findMany({ orderBy: [{ startedAt: "desc" }, { id: "desc" }], take: limit });
+      return rows.map(toScanRecord);
+    });
+  }
+
   latestStatuses() {
     return guard("latestStatuses", () => this.read(readStatuses));
   }
@@ -131,6 +175,11 @@ class PrismaStore implements Store {
 
   newestSucceededScan() {
     return guard("newestSucceededScan", () => this.read(newestSucceededScan));
+  }
+
+  readPasses() {
+    // One snapshot: a result and its basis are only valid together.
+    return guard("readPasses", () => this.read(readPasses));
   }
 
   readState(options: { historyLimit: number }) {

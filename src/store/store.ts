@@ -3,6 +3,7 @@
 import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
+import type { CheckPass, PreviousCheck } from "../plan/reuse.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -18,6 +19,29 @@ export interface ScanRecord {
   summary: { total: number; passing: number; failing: number; warning: number } | null;
   /** hash of the catalogue a succeeded scan ran; null otherwise */
   catalog_version: string | null;
+  /**
+   * completeScan only: false when a scan that started later had already succeeded, so this
+   * scan's results were not written (they are older than the store's)
+   */
+  results_written?: boolean;
+}
+
+/**
+ * The process that runs a scan. A pid names one live process on a host at a time, and the
+ * process start time tells a restarted process (a container's pid 1 again) from its predecessor.
+ */
+export interface ScanOwner {
+  host: string;
+  pid: number;
+  /** when the process started, to the millisecond */
+  process_started_at: Date;
+}
+
+/** A scan still marked running, with what tells whether its process is alive. */
+export interface RunningScanOwner {
+  scan_id: string;
+  /** null on scans recorded before owners were */
+  owner: ScanOwner | null;
 }
 
 export interface StoredMetricStatus extends MetricStatus {
@@ -44,6 +68,10 @@ export interface FinishedScan {
   statuses: readonly MetricStatus[];
   /** test counts over every (metric, test) of the scan */
   summary: TestCounts;
+  /** incremental scans: the basis each observed check was measured under; null forgets it. Unset (a full scan): every basis is forgotten */
+  passes?: ReadonlyMap<string, CheckPass | null>;
+  /** incremental scans: checks whose result and basis are the previous pass's, unchanged: not written again */
+  unchanged?: ReadonlySet<string>;
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
@@ -63,9 +91,13 @@ export interface Store {
    * if they never beat) is older than `staleBefore`. Returns how many.
    */
   abortOrphanedScans(staleBefore: Date): Promise<number>;
+  /** Scans still marked running, with their owners (see scan/orphans.ts). */
+  runningScanOwners(): Promise<RunningScanOwner[]>;
+  /** Marks these scans `aborted` if they are still running. Returns how many. */
+  abortScans(scanIds: readonly string[]): Promise<number>;
   /** Proves the scan's process is alive (see abortOrphanedScans). */
   heartbeatScan(scanId: string, at: Date): Promise<void>;
-  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date }): Promise<ScanRecord>;
+  createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord>;
   /**
    * Writes what changed (check results, statuses, status periods; the catalogue version once)
    * in ONE transaction, and marks the scan succeeded. finished_at is taken inside it.
@@ -74,6 +106,8 @@ export interface Store {
   failScan(scanId: string, finishedAt: Date, error: string): Promise<ScanRecord>;
   getScan(scanId: string): Promise<ScanRecord | null>;
   getRunningScan(): Promise<ScanRecord | null>;
+  /** The newest scans of any state (running, succeeded, failed, aborted), newest start first. */
+  recentScans(limit: number): Promise<ScanRecord[]>;
   /** The latest status of every metric ever scanned. */
   latestStatuses(): Promise<StoredMetricStatus[]>;
   latestStatus(metric: string): Promise<StoredMetricStatus | null>;
@@ -81,6 +115,8 @@ export interface Store {
   statusHistory(metric: string, limit: number): Promise<StatusPeriod[]>;
   /** The newest succeeded scan: one indexed row, cheap enough to poll. */
   newestSucceededScan(): Promise<ScanRecord | null>;
+  /** Each check's current result with the basis it was measured under (incremental scans), by key. */
+  readPasses(): Promise<Map<string, PreviousCheck>>;
   /** What a read model needs, read in pages (yielding between them) from one consistent snapshot. */
   readState(options: { historyLimit: number }): Promise<ReadState>;
   /** Cron election: true for exactly one caller per (name, fireTime). */

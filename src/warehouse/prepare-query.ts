@@ -19,7 +19,8 @@ export function prepareQuery(where: string, sql: string, opts: QueryOptions): Pr
   try {
     statement = readQueryText(sql);
   } catch (error) {
-    throw new WarehouseError(`${context}: ${(error as Error).message}`, "rejected", null, { cause: error });
+    const detail = (error as Error).message;
+    throw new WarehouseError(`${context}: ${detail}`, "rejected", null, { cause: error, detail });
   }
   if (opts.signal?.aborted) throw new WarehouseError(`${context}: cancelled before it started`, "aborted");
   return { queryId, context, statement };

@@ -17,14 +17,21 @@ export type WarehouseErrorKind =
 
 export class WarehouseError extends Error {
   override name = "WarehouseError";
+  /**
+   * the message without its "<warehouse>: query <id> failed: " context, and without 26.x's
+   * ": while executing '<plan step>'" (it shows block sizes, which vary with the data), e.g.
+   * "ClickHouse error 349: Cannot convert NULL value to non-Nullable type (CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN)"
+   */
+  readonly detail: string;
   constructor(
     message: string,
     readonly kind: WarehouseErrorKind,
     /** ClickHouse's numeric error code when it reported one, e.g. 159 TIMEOUT_EXCEEDED */
     readonly clickhouseCode: number | null = null,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; detail?: string },
   ) {
     super(message, options);
+    this.detail = options?.detail ?? message;
   }
 }
 
@@ -70,7 +77,8 @@ export function toWarehouseError(error: unknown, context: string, secrets: strin
   else if (code !== null && TIMEOUT_CODES.has(code)) kind = "timeout";
   else if (code !== null && AUTH_CODES.has(code)) kind = "connection";
   else if (code !== null && OVERLOAD_CODES.has(code)) kind = "overloaded";
-  let message = `${context}: ${code !== null ? `ClickHouse error ${code}: ` : ""}${text}`;
-  for (const secret of secrets) if (secret) message = message.split(secret).join("[redacted]");
-  return new WarehouseError(message, kind, code, { cause: error });
+  const scrub = (value: string) => secrets.reduce((out, secret) => (secret ? out.split(secret).join("[redacted]") : out), value);
+  const detail = `${code !== null ? `ClickHouse error ${code}: ` : ""}${text}`;
+  const concise = detail.replace(/: while executing .*?(?:\.? (\([A-Z_]+\)))?$/, (_all, name?: string) => (name ? ` ${name}` : ""));
+  return new WarehouseError(scrub(`${context}: ${detail}`), kind, code, { cause: error, detail: scrub(concise) });
 }

@@ -29,6 +29,23 @@ const YAML = `metrics:
 const definitions = parseCatalog([{ file: "metrics/shop.yaml", content: YAML }]).metrics;
 
 describe("compileMetric", () => {
+  it("renders boolean literals of filters and expressions as 1 and 0, strings kept (ClickHouse 18.16 has no true/false)", () => {
+    const yaml = `metrics:
+  - name: food_revenue
+    table: shop.orders
+    filter: "is_food_order = true AND note != 'true'"
+    measures:
+      - { alias: revenue, function: Sum, expr: "if(is_refund = false, amount, 0)" }
+    dimensions:
+      - { name: food, expr: "is_food_order = TRUE" }
+`;
+    const ir = compileMetric(parseCatalog([{ file: "m.yaml", content: yaml }]).metrics[0]!);
+    expect(ir.filter).toBe("is_food_order = 1 AND note != 'true'");
+    expect(ir.filter_columns).toEqual(["is_food_order", "note"]);
+    expect(ir.measures[0]).toMatchObject({ expr: "if(is_refund = 0, amount, 0)", expr_columns: ["is_refund", "amount"] });
+    expect(ir.dimensions[0]).toMatchObject({ expr: "is_food_order = 1", expr_columns: ["is_food_order"] });
+  });
+
   it("compiles a structured metric to the IR shape", () => {
     const ir = compileMetric(definitions[0]!);
     expect(ir).toEqual({

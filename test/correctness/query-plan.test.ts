@@ -8,7 +8,7 @@ import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/sche
 import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { loadFixtureCatalog, loadYaml } from "./fixture-catalog.js";
-import { FILTER, PAYMENTS_FILTER } from "./fixture-warehouse.js";
+import { FILTER } from "./fixture-warehouse.js";
 import { dropFixture, groupOf, openFixture, runScan, sqlChecks, tableQueries, type ScanRun } from "./run-scan.js";
 
 const MAX_QUERY_SIZE = 262_144; // ClickHouse's default, on both engines
@@ -20,13 +20,14 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
   const db = uniqueDatabase("mr_corr_plan");
   let handle: WarehouseHandle | undefined;
   let run: ScanRun;
+  let snapshot: CatalogSnapshot;
   /** distinct countIf checks on the filtered orders group */
   let filteredRowChecks: number;
   const q = (name: string) => `\`${db}\`.\`${name}\``;
 
   beforeAll(async () => {
     handle = await openFixture(engine, db);
-    const snapshot = await loadFixtureCatalog(db);
+    snapshot = await loadFixtureCatalog(db);
     // Distinct violations: count_key_not_null and foreign_key_not_null on customer_id share one countIf.
     filteredRowChecks = new Set(
       snapshot.tests.flatMap((t) => (t.probe.type === "rows_where" && t.filter === FILTER ? [t.probe.violation] : [])),
@@ -49,39 +50,40 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     expect(orders).toContain("ifNull(countIf(throwIf(1) = 0), 0)");
   });
 
-  it("isolates a filter that fails at run time: only its own tests are not evaluated", () => {
-    // The folded orders query fails (throwIf), so orders is re-run as one query per filter.
+  it("isolates a filter that fails at run time by bisection: only its own tests fail, the rest are judged", () => {
+    // The folded orders query fails (throwIf): it is bisected, its parts tagged <id>-i<n>.
     const orders = tableQueries(run.sent).filter((s) => groupOf(s.sql).table === q("orders"));
     const ordersId = orders.find((s) => groupOf(s.sql).filter === null && s.sql.includes("throwIf"))!.options.queryId;
-    expect(orders.map((s) => [s.options.queryId, groupOf(s.sql).filter])).toEqual(
-      expect.arrayContaining([
-        [`${ordersId}-f1`, null],
-        [`${ordersId}-f2`, FILTER],
-        [`${ordersId}-f3`, "throwIf(1) = 0"],
-        // the orders card_payments reaches through its join
-        [`${ordersId}-f4`, `toString(\`id\`) IN (SELECT toString(\`order_id\`) FROM ${q("payments")} WHERE ${PAYMENTS_FILTER})`],
-      ]),
-    );
-    expect(orders).toHaveLength(5);
-    expect(run.sent).toHaveLength(1 + sqlChecks(run.sent).length + 8 + 4);
-    const failed = run.results.filter((r) => r.message.includes("ClickHouse error 395"));
-    expect(failed.length).toBeGreaterThan(0);
+    const isolation = orders.filter((s) => s.options.queryId.startsWith(`${ordersId}-i`));
+    expect(isolation).toHaveLength(orders.length - 1);
+    expect(run.isolationQueries).toBe(isolation.length);
+    // The table's rows are read alone once, and so is the throwing filter, before it is blamed.
+    const probes = isolation.map((s) => s.sql).filter((sql) => /^SELECT count\(\) AS total FROM [^,]*$/.test(sql));
+    expect(probes.sort()).toEqual([
+      `SELECT count() AS total FROM ${q("orders")}`,
+      `SELECT count() AS total FROM ${q("orders")} WHERE (throwIf(1) = 0)`,
+    ]);
+    // One throwing test among the table's n: 2 * ceil(log2 n) halves, plus the two probes.
+    const n = new Set(snapshot.tests.filter((t) => t.table === `${db}.orders` && t.probe.type !== "schema").map((t) => t.key)).size;
+    expect(isolation.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(n)) + 2);
+    expect(run.sent).toHaveLength(1 + sqlChecks(run.sent).length + 8 + isolation.length);
+    const failed = run.results.filter((r) => r.outcome === "failed");
     expect(new Set(failed.map((r) => r.metric))).toEqual(new Set(["throwing_filter"]));
-    expect(failed.every((r) => r.message.includes(`query ${ordersId}-f3 failed`))).toBe(true);
+    expect(failed.every((r) => r.message.includes("throws on today's data (ClickHouse error 395: "))).toBe(true);
     // The other filters' tests on orders were judged.
-    expect(
-      run.results.filter((r) => ["completed_revenue", "order_revenue"].includes(r.metric) && r.message.startsWith("not evaluated")),
-    ).toEqual([]);
+    expect(run.results.filter((r) => r.outcome === "not_evaluated" && ["completed_revenue", "order_revenue"].includes(r.metric))).toEqual(
+      [],
+    );
   });
 
   it("computes a check shared by several metrics once", () => {
-    const completed = tableQueries(run.sent).find((s) => groupOf(s.sql).filter === FILTER)!.sql; // the unfolded part
+    const folded = tableQueries(run.sent).find((s) => groupOf(s.sql).table === q("orders") && /-q\d+$/.test(s.options.queryId))!.sql;
     // completed_revenue, completed_avg_amount, strict_avg_amount and the derived metric all have it.
     expect(
       run.results.filter((r) => r.rule === "measure_not_null" && r.check === "amount IS NOT NULL" && r.rows_total === 160),
     ).toHaveLength(4);
-    expect(completed.split("`amount` IS NULL")).toHaveLength(2);
-    expect(completed.match(/countIf\(/g)).toHaveLength(filteredRowChecks);
+    expect(folded.split(`(${FILTER}) AND (\`amount\` IS NULL)`)).toHaveLength(2);
+    expect(folded.split(`countIf((${FILTER}) AND (`)).toHaveLength(filteredRowChecks + 1);
   });
 
   it("uses count(), countIf, uniqExact and NOT IN (SELECT ...), never a join", () => {
@@ -105,7 +107,7 @@ describe.each(engines)("$name: queries of a scan", (engine) => {
     const ids = run.sent.map((s) => s.options.queryId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids[0]).toBe(`corr-plan-${engine.name}-schema-default`);
-    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-(q\\d+(-f\\d+)?|sql\\d+)$`));
+    for (const id of ids.slice(1)) expect(id).toMatch(new RegExp(`^corr-plan-${engine.name}-(q\\d+(-i\\d+)?|sql\\d+)$`));
     for (const { options } of run.sent) expect(options.signal).toBeInstanceOf(AbortSignal);
   });
 

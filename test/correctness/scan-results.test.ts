@@ -129,10 +129,11 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
     expect(drifted.find((r) => r.rule === "dimension_not_null")!.status).toBe("failing");
   });
 
-  it("a test that cannot run for another reason is a warning that says why", () => {
+  it("a test whose filter throws on the data fails with ClickHouse's error; one that cannot run is a warning that says why", () => {
     const [throwing] = resultsOf("throwing_filter").filter((r) => r.rule === "table_not_empty");
-    expect(throwing!.status).toBe("warning");
-    expect(throwing!.message).toMatch(new RegExp(`query ${run.scanId}-q\\d+-f\\d+ failed: ClickHouse error 395`));
+    expect(throwing).toMatchObject({ status: "failing", outcome: "failed" });
+    expect(throwing!.message).toContain("throws on today's data (ClickHouse error 395: ");
+    expect(throwing!.message).not.toContain(run.scanId); // no query id: the message holds while the data does
     // The String "timestamp" is kept out of the events query, so stale_events is still judged.
     expect(resultsOf("stale_events").find((r) => r.rule === "freshness")!.status).toBe("failing");
   });
@@ -174,9 +175,9 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
       expect(run.sent.some((s) => !/-sql\d+$/.test(s.options.queryId) && s.sql.includes("Dimension("))).toBe(false);
     });
 
-    it("a metric none of whose data tests could be evaluated is unknown, never degraded-and-safe", () => {
+    it("a metric whose own filter throws on the data is unreliable, never degraded-and-safe", () => {
       expect(resultsOf("throwing_filter").find((r) => r.rule === "columns_exist")!.status).toBe("passing");
-      expect(run.statuses.find((s) => s.metric_name === "throwing_filter")).toMatchObject({ status: "unknown", safe_to_use: false });
+      expect(run.statuses.find((s) => s.metric_name === "throwing_filter")).toMatchObject({ status: "unreliable", safe_to_use: false });
     });
   });
 });

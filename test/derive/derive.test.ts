@@ -16,6 +16,7 @@ function result(metric: string, status: TestStatus, severity: Severity = "HIGH")
     message: "",
     sample_sql: "",
     check: "",
+    outcome: "measured",
   };
 }
 
@@ -52,6 +53,7 @@ describe("a metric nothing vouches for", () => {
   const notEvaluated = (metric: string, rule = "measure_not_null"): TestResult => ({
     ...result(metric, "warning"),
     rule,
+    outcome: "not_evaluated",
     message: "not evaluated: query q1 failed: timeout",
   });
   it("is unknown and unsafe when none of its data tests could be evaluated, even with its schema checks passing", () => {
@@ -67,7 +69,7 @@ describe("a metric nothing vouches for", () => {
         notEvaluated("high_fail"),
         { ...result("high_fail", "failing"), rule: "columns_exist" },
         notEvaluated("only_not_applicable"),
-        { ...result("only_not_applicable", "passing"), message: "not applicable: id is UInt32, never NULL" },
+        { ...result("only_not_applicable", "passing"), outcome: "not_applicable", message: "not applicable: id is UInt32, never NULL" },
       ],
     );
     expect(statuses.map((s) => [s.metric_name, s.status, s.safe_to_use])).toEqual([
@@ -77,6 +79,32 @@ describe("a metric nothing vouches for", () => {
       // a failing HIGH check still says more than "unknown"
       ["high_fail", "unreliable", false],
       ["only_not_applicable", "unknown", false],
+    ]);
+  });
+});
+
+describe("a check that failed to compute", () => {
+  it("makes its metric unreliable whatever the check's severity; the message is not read", () => {
+    const failed = (metric: string, severity: Severity): TestResult => ({
+      ...result(metric, "failing", severity),
+      outcome: "failed",
+      message: "",
+    });
+    const statuses = deriveStatuses(
+      ["medium", "low", "warned"],
+      [
+        result("medium", "passing"),
+        failed("medium", "MEDIUM"),
+        failed("low", "LOW"),
+        // the same words in a measured result's message decide nothing
+        { ...result("warned", "warning", "MEDIUM"), message: "not evaluated: failed to compute" },
+        result("warned", "passing"),
+      ],
+    );
+    expect(statuses.map((s) => [s.metric_name, s.status, s.safe_to_use])).toEqual([
+      ["medium", "unreliable", false],
+      ["low", "unreliable", false],
+      ["warned", "degraded", true],
     ]);
   });
 });

@@ -1,6 +1,6 @@
 // GET /v1/openapi.json describes the live API: every endpoint's real responses (successes and
-// errors) on the real daemon are validated against the served document with a standard JSON
-// Schema 2020-12 validator (ajv), and every documented operation is exercised.
+// errors), REST and tRPC, on the real daemon are validated against the served document with a
+// standard JSON Schema 2020-12 validator (ajv), and every documented operation is exercised.
 import { randomUUID } from "node:crypto";
 import { beforeAll, expect, it } from "vitest";
 import { RO_KEY, RW_KEY, describeCombinations, useDaemon, type HttpResult } from "./daemon-harness.js";
@@ -22,8 +22,17 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
   });
 
   /** Sends the request, then validates status and body against the operation's documented response. */
-  async function check(method: Method, template: string, path: string, options: { key?: string; expect: number }): Promise<HttpResult> {
-    const res = await session().d.request(method.toUpperCase(), path, { key: options.key });
+  async function check(
+    method: Method,
+    template: string,
+    path: string,
+    options: { key?: string; expect: number; json?: unknown },
+  ): Promise<HttpResult> {
+    const body = options.json === undefined ? undefined : JSON.stringify(options.json);
+    const res = await session().d.request(method.toUpperCase(), path, {
+      key: options.key,
+      ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }),
+    });
     expect(res.status, `${method} ${path}: ${res.text}`).toBe(options.expect);
     validator.validate(method, template, res);
     const key = `${method} ${template}`;
@@ -92,6 +101,34 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
     await check("post", "/v1/reliability/scan", "/v1/reliability/scan", { key: RO_KEY, expect: 403 });
     await check("post", "/v1/reliability/scan", "/v1/reliability/scan?wait=maybe", { key: RW_KEY, expect: 400 });
     await check("post", "/v1/semantic-tests/run", "/v1/semantic-tests/run", { key: RO_KEY, expect: 403 });
+  });
+
+  it("validates every tRPC procedure's responses (single calls), successes and errors", async () => {
+    const query = (name: string, input?: unknown) =>
+      `/trpc/${name}${input === undefined ? "" : `?input=${encodeURIComponent(JSON.stringify(input))}`}`;
+    const get = (name: string, input: unknown, key: string | undefined, expect: number) =>
+      check("get", `/trpc/${name}`, query(name, input), { key, expect });
+    for (const name of ["validation.tests", "compiler.ir", "compiler.status", "reliability.status"])
+      await get(name, undefined, RO_KEY, 200);
+    await get("reliability.status", { limit: 2, status: "unreliable" }, RO_KEY, 200);
+    const one = await get("compiler.irByName", { name: "gross_revenue" }, RO_KEY, 200);
+    expect(one.body.result.data.name).toBe("gross_revenue");
+    await get("reliability.statusByName", { name: "gross_revenue" }, RO_KEY, 200);
+    await get("reliability.affectedBy", { table: "shop.orders" }, RO_KEY, 200);
+
+    const scan = await check("post", "/trpc/reliability.scan", "/trpc/reliability.scan", {
+      key: RW_KEY,
+      expect: 200,
+      json: { wait: true },
+    });
+    expect(scan.body.result.data.status).toBe("succeeded");
+    await get("reliability.scanById", { id: scan.body.result.data.scan_id }, RO_KEY, 200);
+    await check("post", "/trpc/semanticTests.run", "/trpc/semanticTests.run", { key: RW_KEY, expect: 200 });
+
+    await get("reliability.statusByName", { name: "no_such_metric" }, RO_KEY, 404);
+    await get("reliability.statusByName", { name: "Not-A-Name" }, RO_KEY, 400);
+    await get("reliability.status", undefined, undefined, 401);
+    await check("post", "/trpc/reliability.scan", "/trpc/reliability.scan", { key: RO_KEY, expect: 403 });
   });
 
   it("had every documented operation answer 2xx above", () => {

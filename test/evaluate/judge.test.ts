@@ -70,6 +70,14 @@ describe("judgeTest", () => {
     expect(statusOf(notEmpty, measured(1, 0))).toBe("failing");
   });
 
+  it("fails a check whose SQL failed to compute, whatever its severity and tolerance, and carries the outcome", () => {
+    const failed: CheckObservation = { outcome: "failed", rows_affected: 20, rows_total: 100, message: "failed to compute: x" };
+    const low = { ...amountNotNull, severity: "LOW" as const, tolerance: 1 };
+    expect(statusOf(low, failed)).toBe("failing");
+    expect(judgeTest(low, failed)).toMatchObject({ status: "failing", outcome: "failed", rows_affected: 20, rows_total: 100 });
+    expect(judgeTest(amountNotNull, measured(0, 1)).outcome).toBe("measured");
+  });
+
   it("passes what cannot apply and copies the observation's adapted sample query", () => {
     const result = judgeTest(amountNotNull, {
       outcome: "not_applicable",

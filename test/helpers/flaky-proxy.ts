@@ -1,11 +1,14 @@
 // A TCP proxy the test owns, in front of a ClickHouse server: every Nth chunk a client sends is
-// answered by resetting the connection, as a load balancer restart or a crashed pod would.
+// answered by resetting the connection, as a load balancer restart or a crashed pod would; cut()
+// resets every connection and refuses new ones, as a dead server would.
 import net from "node:net";
 
 export interface FlakyProxy {
   url: string;
   /** connections reset so far */
   dropped(): number;
+  /** from now on: every open connection reset, every new one refused */
+  cut(): void;
   close(): Promise<void>;
 }
 
@@ -14,7 +17,12 @@ export async function startFlakyProxy(upstreamUrl: string, options: { dropEvery:
   const sockets = new Set<net.Socket>();
   let chunks = 0;
   let dropped = 0;
+  let down = false;
   const server = net.createServer((client) => {
+    if (down) {
+      client.resetAndDestroy();
+      return;
+    }
     const target = net.connect(Number(upstream.port), upstream.hostname);
     for (const s of [client, target]) {
       sockets.add(s);
@@ -40,8 +48,14 @@ export async function startFlakyProxy(upstreamUrl: string, options: { dropEvery:
   return {
     url: `http://127.0.0.1:${port}`,
     dropped: () => dropped,
+    cut() {
+      down = true;
+      server.close();
+      for (const s of sockets) s.resetAndDestroy();
+    },
     async close() {
       for (const s of sockets) s.destroy();
+      if (!server.listening) return;
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

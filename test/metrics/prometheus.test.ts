@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createMetrics } from "../../src/metrics/prometheus.js";
+import { createMetrics, SKIP_REASONS } from "../../src/metrics/prometheus.js";
 
 describe("createMetrics", () => {
   it("uses its own registry", async () => {
@@ -45,5 +45,28 @@ describe("createMetrics", () => {
     expect(text).toContain('metric_reliability_tests{status="failing"} 2');
     expect(text).toContain('metric_reliability_tests{status="passing"} 7');
     expect(text).toContain("metric_reliability_warehouse_query_duration_seconds_count 1");
+  });
+
+  it("counts schedule fires that started no scan, every reason present from the start", async () => {
+    const m = createMetrics();
+    let text = await m.registry.metrics();
+    for (const reason of SKIP_REASONS) expect(text).toContain(`metric_reliability_scan_skipped_total{reason="${reason}"} 0`);
+    m.countSkippedScan("store_unavailable");
+    m.countSkippedScan("store_unavailable");
+    m.countSkippedScan("not_elected");
+    text = await m.registry.metrics();
+    expect(text).toContain('metric_reliability_scan_skipped_total{reason="store_unavailable"} 2');
+    expect(text).toContain('metric_reliability_scan_skipped_total{reason="not_elected"} 1');
+    expect(text).toContain('metric_reliability_scan_skipped_total{reason="already_running"} 0');
+    expect(SKIP_REASONS).toEqual(["store_unavailable", "already_running", "not_elected", "missed"]);
+  });
+
+  it("counts the extra queries of bisection, from 0", async () => {
+    const m = createMetrics();
+    expect(await m.registry.metrics()).toContain("metric_reliability_isolation_queries_total 0");
+    m.countIsolationQueries(7);
+    m.countIsolationQueries(0);
+    m.countIsolationQueries(3);
+    expect(await m.registry.metrics()).toContain("metric_reliability_isolation_queries_total 10");
   });
 });

@@ -78,7 +78,7 @@ describe("planScan with column types", () => {
     const plan = planScan([test], SCHEMA, { maxQuerySize: BIG });
     expect(plan.queries).toEqual([]);
     expect(plan.skipped).toEqual([
-      { test_key: test.key, reason: "not evaluated: label (String) cannot be compared with shop.customers.signed (Int64)" },
+      { test_key: test.key, outcome: "not_evaluated", reason: "label (String) cannot be compared with shop.customers.signed (Int64)" },
     ]);
   });
 
@@ -107,9 +107,9 @@ describe("planScan with column types", () => {
     const tests = [sign("amount"), sign("label"), future("created_at"), future("day"), future("epoch"), future("label"), fresh("label")];
     const plan = planScan(tests, SCHEMA, { maxQuerySize: BIG });
     expect(plan.skipped).toEqual([
-      { test_key: "neg-label", reason: "not applicable: label is String, not a number" },
-      { test_key: "fut-label", reason: "not evaluated: label is String, not a Date or DateTime" },
-      { test_key: "fresh-label", reason: "not evaluated: label is String, not a Date or DateTime" },
+      { test_key: "neg-label", outcome: "not_applicable", reason: "label is String, not a number" },
+      { test_key: "fut-label", outcome: "not_evaluated", reason: "label is String, not a Date or DateTime" },
+      { test_key: "fresh-label", outcome: "not_evaluated", reason: "label is String, not a Date or DateTime" },
     ]);
     expect(plan.queries[0]!.outputs.filter((o) => o.part !== "total").map((o) => o.test_key)).toEqual([
       "neg-amount",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byScannedTable, mergePlans, planScan, QUERY_WRAPPER_BYTES, unfoldQuery } from "../../src/plan/plan-scan.js";
+import { byScannedTable, mergePlans, planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
 import { SCHEMA, col, makeTest } from "./make-test.js";
 
 const BIG = 262_144;
@@ -100,21 +100,6 @@ describe("planScan", () => {
     expect(totals).toEqual({ [notEmpty.key]: "total", [`${amountNotNull.key}|${completed}`]: "c1", [`${fresh.key}|${completed}`]: "c1" });
   });
 
-  it("unfolds a failed folded query into one query per filter for the same tests", () => {
-    const throwing = { ...notEmpty, filter: "throwIf(1) = 0", key: "throwing" };
-    const plan = planScan([notEmpty, amountNotNull, throwing, keyUnique], SCHEMA, { maxQuerySize: BIG });
-    expect(plan.queries.map((q) => q.id)).toEqual(["q1", "q2"]);
-    expect(unfoldQuery(plan, "q1", SCHEMA, { maxQuerySize: BIG })).toBeNull(); // a single filter: nothing to isolate
-    const unfolded = unfoldQuery(plan, "q2", SCHEMA, { maxQuerySize: BIG })!;
-    expect(unfolded.queries.map((q) => [q.id, q.filters, q.sql])).toEqual([
-      ["q1", [null], plan.queries[0]!.sql],
-      ["q2-f1", [null], "SELECT count() AS total, ifNull(countIf(isNull(`amount`)), 0) AS c1 FROM `shop`.`orders`"],
-      ["q2-f2", ["throwIf(1) = 0"], "SELECT count() AS total FROM `shop`.`orders` WHERE (throwIf(1) = 0)"],
-    ]);
-    expect(unfolded.tests).toBe(plan.tests);
-    expect(unfoldQuery(plan, "q9", SCHEMA, { maxQuerySize: BIG })).toBeNull();
-  });
-
   it("maps every output back to its test key and part", () => {
     const plan = planScan([notEmpty, amountNotNull, fresh], SCHEMA, { maxQuerySize: BIG });
     expect(plan.queries[0]!.outputs).toEqual([
@@ -159,16 +144,19 @@ describe("planScan", () => {
     });
     const plan = planScan([missingColumn, missingTable, missingJoined], SCHEMA, { maxQuerySize: BIG });
     expect(plan.skipped).toEqual([
-      { test_key: missingColumn.key, reason: "not evaluated: column missing: shop.orders.x" },
-      { test_key: missingTable.key, reason: "not evaluated: table missing: shop.gone" },
-      { test_key: missingJoined.key, reason: "not evaluated: table missing: shop.people" },
+      { test_key: missingColumn.key, outcome: "not_evaluated", reason: "column missing: shop.orders.x" },
+      { test_key: missingTable.key, outcome: "not_evaluated", reason: "table missing: shop.gone" },
+      { test_key: missingJoined.key, outcome: "not_evaluated", reason: "table missing: shop.people" },
     ]);
     expect(plan.queries).toEqual([]);
   });
 
   it("treats an unknown datasource as missing tables", () => {
     const elsewhere = { ...notEmpty, datasource: "other", key: "other-key" };
-    expect(planScan([elsewhere], SCHEMA, { maxQuerySize: BIG }).skipped[0]!.reason).toBe("not evaluated: table missing: shop.orders");
+    expect(planScan([elsewhere], SCHEMA, { maxQuerySize: BIG }).skipped[0]).toMatchObject({
+      outcome: "not_evaluated",
+      reason: "table missing: shop.orders",
+    });
   });
 
   it("runs measure_finite only on Float32/Float64 columns (also Nullable)", () => {
@@ -179,7 +167,7 @@ describe("planScan", () => {
       probe: { type: "rows_where", violation: "isNaN(`price`)" },
     });
     const plan = planScan([amountFinite, onDecimal], SCHEMA, { maxQuerySize: BIG });
-    expect(plan.skipped).toEqual([{ test_key: "dec", reason: "not applicable: price is Decimal(18, 2), not a float" }]);
+    expect(plan.skipped).toEqual([{ test_key: "dec", outcome: "not_applicable", reason: "price is Decimal(18, 2), not a float" }]);
     expect(plan.queries[0]!.sql).toContain("isNaN(`amount`) OR isInfinite(`amount`)");
   });
 

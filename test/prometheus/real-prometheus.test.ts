@@ -136,6 +136,7 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
       "MetricUnreliable",
       "ReliabilityScanStale",
       "ReliabilityScansFailing",
+      "ReliabilityStoreDown",
     ]);
     for (const rule of rules)
       expect({ name: rule.name, health: rule.health, lastError: rule.lastError ?? "" }).toEqual({

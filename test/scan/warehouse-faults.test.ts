@@ -1,6 +1,8 @@
 // A fault is never reported as data. Through a proxy that resets connections, transient errors
 // are retried and no metric changes status; with the test's own ClickHouse killed in the middle
-// of a scan, the scan fails, statuses, history and the exported gauges stay as they were.
+// of a scan, the scan fails, statuses, history and the exported gauges stay as they were; a scan
+// started while it is down fails with one clear reason; once it is started again, the next scan
+// of the same scan service (no restart) succeeds.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -179,6 +181,41 @@ describe.skipIf(!server).each(targets)("warehouse faults on a ClickHouse server,
       expect(after.scan?.scan_id).toBe(first.scan.scan_id);
       expect(statusLines(await node.metrics.text())).toEqual(before.gauges);
       expect(await node.metrics.text()).toMatch(/metric_reliability_scans_total\{trigger="schedule",outcome="failed"\} 1/);
+    });
+
+    it("fails a scan started while it is down, with one clear reason, and keeps statuses", async () => {
+      const before = { statuses: await node.statuses(), state: await node.store.readState({ historyLimit: 10 }) };
+      const started = performance.now();
+      const { scan } = await node.scans.trigger("manual");
+      const failed = await node.scans.wait(scan.scan_id);
+      console.info(
+        `warehouse-faults [${target.name}]: a scan with ClickHouse down failed in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+      // One line naming the datasource and the cause, not one error per table or per retry.
+      expect(failed).toMatchObject({ status: "failed", error: expect.stringMatching(/^warehouse "default" unavailable: .*ECONNREFUSED/) });
+      expect(failed.error!.split("\n")).toHaveLength(1);
+      expect(failed.error!.match(/ECONNREFUSED/g)).toHaveLength(1);
+      expect(await node.store.getScan(scan.scan_id)).toMatchObject({ status: "failed", error: failed.error });
+      expect(await node.statuses()).toEqual(before.statuses);
+      expect(await node.store.readState({ historyLimit: 10 })).toEqual(before.state);
+    });
+
+    it("succeeds at the next scan once it is back, with no restart of anything but ClickHouse", async () => {
+      const before = { statuses: await node.statuses(), history: (await node.store.readState({ historyLimit: 10 })).history };
+      const restarted = performance.now();
+      await clickhouse.start();
+      const up = performance.now();
+      const { scan } = await node.scans.run("schedule");
+      console.info(
+        `warehouse-faults [${target.name}]: ClickHouse answered ${((up - restarted) / 1000).toFixed(1)} s after its start; the next scan succeeded ${((performance.now() - up) / 1000).toFixed(1)} s later`,
+      );
+      expect(scan).toMatchObject({ status: "succeeded", error: null });
+      // The same data: the same statuses, and no status period opened or closed by the outage.
+      expect(await node.statuses()).toEqual(before.statuses);
+      expect((await node.store.readState({ historyLimit: 10 })).history).toEqual(before.history);
+      const text = await node.metrics.text();
+      expect(text).toMatch(/^metric_reliability_scans_total\{trigger="schedule",outcome="succeeded"\} 1$/m);
+      expect(text).toMatch(/^metric_reliability_scans_total\{trigger="manual",outcome="failed"\} 1$/m);
     });
   });
 });

@@ -47,6 +47,7 @@ export function result(metric: string, status: TestResult["status"], rule = "mea
     message: status === "passing" ? "no violations" : "12 of 10,000 rows (0.12%) have NULL amount",
     sample_sql: "SELECT * FROM `shop`.`orders` WHERE amount IS NULL LIMIT 10",
     check: "amount IS NOT NULL",
+    outcome: "measured",
   };
 }
 

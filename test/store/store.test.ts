@@ -57,7 +57,7 @@ describe.each(targets)("store on $name", (target) => {
     const big = 5_000_000_000; // beyond INT4: the columns are BIGINT and come back as numbers
     const tests = [test("orders", "k1"), test("orders", "k2"), test("aov", "k1")];
     clock = at(1);
-    const done = await store.completeScan({
+    const { results_written: written, ...done } = await store.completeScan({
       ...finished(
         "s1",
         tests,
@@ -76,6 +76,7 @@ describe.each(targets)("store on $name", (target) => {
       summary: { total: 3, passing: 1, failing: 1, warning: 1 },
       catalog_version: "v1",
     });
+    expect(written).toBe(true); // no later scan had succeeded
     expect(await store.getScan("s1")).toEqual(done);
     expect(await store.getScan("nope")).toBeNull();
     expect(await store.getRunningScan()).toBeNull();
@@ -150,6 +151,15 @@ describe.each(targets)("store on $name", (target) => {
     expect((await observations()).get("k1")?.rows_affected).toBe(5);
   });
 
+  it("keeps the outcome: a check that failed to compute with the same counts is a new period", async () => {
+    const tests = [test("m", "k1")];
+    await scan("a", 10, tests, { k1: observation(20) }, [status("m", "degraded")]);
+    const failed = observation(20, 10_000, { outcome: "failed" }); // only the outcome differs
+    await scan("b", 20, tests, { k1: failed }, [status("m", "unreliable")]);
+    expect((await observations()).get("k1")).toEqual(failed);
+    expect(await count("check_results")).toBe(2);
+  });
+
   it("keeps `since` while a status holds and records each change", async () => {
     const tests = [test("m", "k"), test("other", "o")];
     await scan("a", 10, tests, { k: observation() }, [status("m", "healthy"), status("other", "degraded")]);
@@ -181,7 +191,7 @@ describe.each(targets)("store on $name", (target) => {
     await scan("fast", 10, tests, { k: observation(0) }, [status("m", "healthy")]);
     clock = at(20);
     const slow = await store.completeScan(finished("slow", tests, { k: observation(9) }, [status("m", "unreliable")]));
-    expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20) });
+    expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20), results_written: false });
     expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
     expect((await observations()).get("k")?.rows_affected).toBe(0);
   });

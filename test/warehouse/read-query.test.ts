@@ -67,5 +67,24 @@ describe("ClickHouse error messages", () => {
     expect(error.kind).toBe("connection");
     expect(error.message).toBe("ctx: connect ECONNREFUSED 127.0.0.1:1 pw=[redacted]");
     expect(toWarehouseError(new Error("Code: 159. DB::Exception: Timeout exceeded"), "ctx").kind).toBe("timeout");
+    expect(error.detail).toBe("connect ECONNREFUSED 127.0.0.1:1 pw=[redacted]");
+  });
+
+  it("keeps ClickHouse's words without the query's context or 26.x's plan step in `detail`", () => {
+    const raw =
+      "Code: 349. DB::Exception: Cannot convert NULL value to non-Nullable type: while executing 'FUNCTION CAST(__table1.x :: 1) -> CAST(x, 'Date') Date : 2'. (CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN) (version 26.7.2.1)";
+    const error = toWarehouseError(new Error(raw), "w: query s-q1 failed");
+    expect(error).toMatchObject({ kind: "query", clickhouseCode: 349 });
+    expect(error.message).toContain(
+      "w: query s-q1 failed: ClickHouse error 349: Cannot convert NULL value to non-Nullable type: while executing",
+    );
+    expect(error.detail).toBe(
+      "ClickHouse error 349: Cannot convert NULL value to non-Nullable type (CANNOT_INSERT_NULL_IN_ORDINARY_COLUMN)",
+    );
+    const old = toWarehouseError(
+      new Error("Code: 349, e.displayText() = DB::Exception: Cannot convert NULL value to non-Nullable type, e.what() = DB::Exception"),
+      "ctx",
+    );
+    expect(old.detail).toBe("ClickHouse error 349: Cannot convert NULL value to non-Nullable type");
   });
 });

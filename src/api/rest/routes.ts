@@ -1,24 +1,17 @@
-// REST /v1: parse input with the shared schema, call the service, send JSON. Nothing else.
+// REST /v1, generated from the endpoint table (../endpoints.ts): per entry, auth, then parse the
+// input with the entry's schema, call the service, send JSON. Nothing else.
 import express, { type Express, type Request, type RequestHandler, type Response } from "express";
+import { serializedJson } from "../../services/serialized.js";
 import type { Services } from "../../services/types.js";
 import type { Access, Authenticator } from "../auth.js";
-import { serializedJson } from "../../services/serialized.js";
+import { restInput, type AnyEndpoint, type EndpointTable } from "../endpoint.js";
 import type { WriteLimiter } from "../limits.js";
-import {
-  irListingQuery,
-  metricNameInput,
-  parseInput,
-  scanIdInput,
-  scanInput,
-  statusListingQuery,
-  tableInput,
-  testListingQuery,
-} from "../schemas.js";
+import { parseInput } from "../schemas.js";
 
 export interface RouteOptions {
   authenticate: Authenticator;
   limitWrites: WriteLimiter;
-  /** body size cap for POST routes: no endpoint takes a body, so anything large is abuse */
+  /** body size cap for POST routes */
   bodyLimitBytes: number;
 }
 
@@ -29,12 +22,15 @@ function requireAccess(authenticate: Authenticator, need: Access): RequestHandle
   };
 }
 
-/** A caller that hung up is owed nothing: no service call, no serialisation. */
-const gone = (req: Request) => req.destroyed || req.socket.destroyed;
+/**
+ * A caller that hung up is owed nothing: no service call, no serialisation. (A request whose JSON
+ * body was read to the end is destroyed too, but complete: its caller still waits.)
+ */
+const gone = (req: Request) => req.socket.destroyed || (req.destroyed && !req.complete);
 
 /**
- * Sends a listing that was serialised once as its bytes; anything else through res.json.
- * Nothing once the deadline (limits.ts) has already answered 503.
+ * Sends an answer that was serialised once (services/cached-services.ts) as its bytes; anything
+ * else through res.json. Nothing once the deadline (limits.ts) has already answered 503.
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
   if (res.headersSent) return;
@@ -44,15 +40,16 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 }
 
 /** Express 5 forwards a rejected promise to the error middleware, so no try/catch here. */
-const ok =
-  (handler: (req: Request) => Promise<unknown>): RequestHandler =>
-  async (req: Request, res: Response) => {
+const answer =
+  (e: AnyEndpoint, services: Services): RequestHandler =>
+  async (req, res) => {
     if (gone(req)) return;
-    const body = await handler(req);
-    if (!gone(req)) sendJson(res, 200, body);
+    const input = parseInput(e.input, restInput(e, req));
+    const body = await e.call(services, input);
+    if (!gone(req)) sendJson(res, e.status?.(input) ?? 200, body);
   };
 
-export function registerRoutes(app: Express, services: Services, options: RouteOptions): void {
+export function registerRoutes(app: Express, services: Services, table: EndpointTable, options: RouteOptions): void {
   const { authenticate, limitWrites } = options;
   // Auth runs per route (after routing), so the HTTP metrics label 401s with the route pattern.
   const read = requireAccess(authenticate, "read");
@@ -62,63 +59,12 @@ export function registerRoutes(app: Express, services: Services, options: RouteO
     await limitWrites(req.headers.authorization);
     next();
   };
-  const write = [authorizeWrite, limited];
+  const guards: Record<Access, RequestHandler[]> = { read: [read], write: [authorizeWrite, limited] };
   // Parsed only after auth, so an anonymous caller cannot make us parse anything.
   const body = express.json({ limit: options.bodyLimitBytes });
-  const { validation, compiler, reliability } = services;
 
-  app.get(
-    "/v1/validation/tests",
-    read,
-    ok((req) => validation.listTests(parseInput(testListingQuery, req.query))),
-  );
-  app.post(
-    "/v1/semantic-tests/run",
-    ...write,
-    body,
-    ok(() => validation.runTests()),
-  );
-
-  app.get(
-    "/v1/compiler/ir",
-    read,
-    ok((req) => compiler.status(parseInput(irListingQuery, req.query))),
-  );
-  app.get(
-    "/v1/compiler/status",
-    read,
-    ok((req) => compiler.status(parseInput(irListingQuery, req.query))),
-  );
-  app.get(
-    "/v1/compiler/ir/:name",
-    read,
-    ok((req) => compiler.irByName(parseInput(metricNameInput, req.params).name)),
-  );
-
-  app.get(
-    "/v1/reliability/status",
-    read,
-    ok((req) => reliability.status(parseInput(statusListingQuery, req.query))),
-  );
-  app.get(
-    "/v1/reliability/status/:name",
-    read,
-    ok((req) => reliability.metricStatus(parseInput(metricNameInput, req.params).name)),
-  );
-  app.get(
-    "/v1/reliability/affected-by/:table",
-    read,
-    ok((req) => reliability.affectedBy(parseInput(tableInput, req.params).table)),
-  );
-  app.post("/v1/reliability/scan", ...write, body, async (req, res) => {
-    const wait = parseInput(scanInput, req.query).wait ?? false;
-    const scan = await reliability.triggerScan({ wait });
-    // 202: accepted and still running; 200: the finished scan (?wait=true).
-    sendJson(res, wait ? 200 : 202, scan);
-  });
-  app.get(
-    "/v1/reliability/scans/:id",
-    read,
-    ok((req) => reliability.getScan(parseInput(scanIdInput, req.params).id)),
-  );
+  for (const e of Object.values(table)) {
+    if (e.method === "GET") app.get(e.path, ...guards[e.auth], answer(e, services));
+    else app.post(e.path, ...guards[e.auth], body, answer(e, services));
+  }
 }

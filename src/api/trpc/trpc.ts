@@ -1,8 +1,8 @@
 // tRPC root: context from the request's Authorization header, and procedures that map every
-// error to AppError codes and apply the same auth as REST (mutations need a read-write key).
+// error to AppError codes and apply the same auth as REST (the endpoint table's `auth`).
 import { initTRPC } from "@trpc/server";
 import type { CreateExpressContextOptions } from "@trpc/server/adapters/express";
-import type { Authenticator } from "../auth.js";
+import type { Access, Authenticator } from "../auth.js";
 import { answerDeadlineMs, timeoutError, type HttpLimits, type WriteLimiter } from "../limits.js";
 import { formatTRPCError, toTRPCError } from "./trpc-errors.js";
 
@@ -46,9 +46,20 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   }
 }
 
-export const protectedProcedure = t.procedure.use(mapErrors).use(async ({ ctx, type, next }) => {
-  const write = type === "mutation";
-  ctx.authenticate(ctx.authorization, write ? "write" : "read");
-  if (write) await ctx.limitWrites(ctx.authorization);
-  return withDeadline(next(), answerDeadlineMs(ctx.limits, write));
-});
+/**
+ * The same auth as REST: `access` from the endpoint table; writes are counted against the key's
+ * rate limit and get the longer deadline (they may wait for a scan).
+ */
+const guarded = (access: Access) =>
+  t.procedure.use(mapErrors).use(async ({ ctx, next }) => {
+    const write = access === "write";
+    ctx.authenticate(ctx.authorization, access);
+    if (write) await ctx.limitWrites(ctx.authorization);
+    return withDeadline(next(), answerDeadlineMs(ctx.limits, write));
+  });
+
+export const procedures: Record<Access, ReturnType<typeof guarded>> = { read: guarded("read"), write: guarded("write") };
+
+/** What every procedure's static type carries, as t.procedure would give it. */
+export type ProcedureMeta = (typeof t)["_config"]["$types"]["meta"];
+export type ProcedureErrorShape = (typeof t)["_config"]["$types"]["errorShape"];

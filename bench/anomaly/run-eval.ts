@@ -1,0 +1,339 @@
+// npm run eval:anomaly [-- --series N] [--sensitivity K] [--no-sweep] [--no-speed] [--markdown] [--constant-additive-noise]
+// Scores generated series with the production scoreSeries and with an Elementary-style z-score,
+// and prints recall, precision and false-alarm episodes per anomaly kind and grain, the targets
+// of issue 12 marked met / not met, and the time each method took. Seeded: every run is the same.
+import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
+import { scoreSeries } from "../../src/anomaly/score-series.js";
+import type { Grain } from "../../src/anomaly/types.js";
+import {
+  ANOMALY_KINDS,
+  FAMILIES,
+  generateSeries,
+  SPAN,
+  type AnomalyKind,
+  type Family,
+  type GeneratedSeries,
+  type GenerateOptions,
+} from "./generate.js";
+import { oracleFlags } from "./oracle.js";
+import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries, type Tally } from "./score-metrics.js";
+import { printSpeed } from "./speed.js";
+import { zScoreFlags } from "./z-score.js";
+
+const GAP_FAMILIES: readonly Family[] = ["orders", "events", "revenue", "system_rows"];
+const GRAINS: readonly Grain[] = ["hour", "day"];
+type Method = "ours" | "z-score";
+
+interface Options {
+  series: number;
+  markdown: boolean;
+  /** Overrides the default sensitivity (to draw the recall / false-alarm trade-off). */
+  sensitivity: number | null;
+  speed: boolean;
+  sweep: boolean;
+  generate: GenerateOptions;
+}
+
+function parseOptions(argv: string[]): Options {
+  const options: Options = { series: 36, markdown: false, sensitivity: null, speed: true, sweep: true, generate: {} };
+  for (let k = 0; k < argv.length; k++) {
+    if (argv[k] === "--series") options.series = Math.max(1, Number(argv[++k]));
+    else if (argv[k] === "--markdown") options.markdown = true;
+    else if (argv[k] === "--sensitivity") options.sensitivity = Number(argv[++k]);
+    else if (argv[k] === "--no-speed") options.speed = false;
+    else if (argv[k] === "--no-sweep") options.sweep = false;
+    else if (argv[k] === "--constant-additive-noise") options.generate = { constantAdditiveNoise: true };
+    else
+      throw new Error(
+        `unknown option ${argv[k]} (use --series N, --sensitivity K, --no-speed, --no-sweep, --markdown, --constant-additive-noise)`,
+      );
+  }
+  return options;
+}
+
+interface Evaluation {
+  tallies: Map<string, Tally>;
+  familyTallies: Map<string, Tally>;
+  time: Record<Method, number>;
+  buckets: number;
+}
+
+const key = (grain: Grain, kind: AnomalyKind | "all", method: Method) => `${grain}|${kind}|${method}`;
+
+/** Scores every generated series with ours (at `sensitivity`, or the grain's default) and the z-score. */
+function evaluate(series: number, sensitivity: Partial<Record<Grain, number>>, generate: GenerateOptions): Evaluation {
+  const tallies = new Map<string, Tally>();
+  const familyTallies = new Map<string, Tally>();
+  const time: Record<Method, number> = { ours: 0, "z-score": 0 };
+  let buckets = 0;
+  const add = (into: Map<string, Tally>, k: string, t: Tally) => {
+    if (!into.has(k)) into.set(k, emptyTally());
+    addTally(into.get(k)!, t);
+  };
+  for (const grain of GRAINS) {
+    const settings = { ...defaultAnomalySettings(grain), ...(sensitivity[grain] === undefined ? {} : { sensitivity: sensitivity[grain] }) };
+    const zWindow = 14 * (grain === "hour" ? 24 : 1);
+    for (const kind of ANOMALY_KINDS) {
+      const families = kind === "gap" ? GAP_FAMILIES : FAMILIES;
+      for (let s = 0; s < series; s++) {
+        const family = families[s % families.length]!;
+        const generated = generateSeries(seedOf(grain, kind, s), grain, family, kind, generate);
+        buckets += generated.values.length;
+        const detection = generated.values.length - generated.detectionFrom;
+        let t0 = performance.now();
+        const verdict = scoreSeries(
+          { starts: generated.starts, values: generated.values },
+          { ...settings, detection_buckets: detection },
+          generated.kind,
+        );
+        time.ours += performance.now() - t0;
+        const ours = Uint8Array.from(verdict.buckets, (b) => (b.anomalous ? 1 : 0));
+        t0 = performance.now();
+        const z = zScoreFlags(generated.values, zWindow);
+        time["z-score"] += performance.now() - t0;
+        for (const [method, flags] of [
+          ["ours", ours],
+          ["z-score", z],
+        ] as const) {
+          const tally = tallySeries(generated, flags);
+          add(tallies, key(grain, kind, method), tally);
+          add(tallies, key(grain, "all", method), tally);
+          add(familyTallies, `${grain}|${family}|${method}`, tally);
+        }
+      }
+    }
+  }
+  return { tallies, familyTallies, time, buckets };
+}
+
+function main(): number {
+  const options = parseOptions(process.argv.slice(2));
+  const out = (line = "") => process.stdout.write(`${line}\n`);
+  const overrides = options.sensitivity === null ? {} : { hour: options.sensitivity, day: options.sensitivity };
+  const { tallies, familyTallies, time, buckets } = evaluate(options.series, overrides, options.generate);
+  const sensitivityOf = (grain: Grain) => options.sensitivity ?? defaultAnomalySettings(grain).sensitivity;
+
+  out(`# Anomaly detection: production scoreSeries vs an Elementary-style z-score`);
+  out();
+  out(
+    `Series: ${options.series} per grain and anomaly kind (families cycled: ${FAMILIES.join(", ")}; gaps only where a missing load zeroes the value), ${buckets.toLocaleString("en-US")} buckets in all.`,
+  );
+  out(
+    `Hour grain: ${SPAN.hour.days} days a series, the first ${SPAN.hour.warmupDays} warm-up. Day grain: ${SPAN.day.days} days, the first ${SPAN.day.warmupDays} warm-up. Every bucket after the warm-up is judged (a backtest).`,
+  );
+  out(
+    `Ours: scoreSeries with defaultAnomalySettings(grain) (hour: ${describe("hour", sensitivityOf("hour"))}; day: ${describe("day", sensitivityOf("day"))}).`,
+  );
+  out(`z-score: mean and sample sd of the previous 14 days of buckets, |z| > 3, nothing excluded.`);
+  if (options.generate.constantAdditiveNoise === true)
+    out(
+      `Generator: additive noise (avg_value, net_flow) at a constant sd set by the series' start (before the correction in docs/anomaly-eval.md).`,
+    );
+  out(
+    `Sizes: planted change / the noise's robust sd at that bucket (1.4826 x MAD of the noise distribution, in the series' units); drawn as 3 + 9u^2, a third under 4.`,
+  );
+  out(
+    `Level shift: found if flagged within its first ${FOUND_WITHIN.hour} hourly / ${FOUND_WITHIN.day} daily buckets; flags in its first ${SHIFT_WINDOW.hour} hourly / ${SHIFT_WINDOW.day} daily buckets are true, later ones false alarms.`,
+  );
+  out(`Spike / drop / gap: found if any of its buckets is flagged. Precision: flagged buckets that are true / all flagged buckets.`);
+  out(
+    `False-alarm episode: a run of consecutive flagged buckets with no true bucket; per 30 days of judged series (holidays and bursts are legitimate: flags there are false alarms).`,
+  );
+  out();
+  for (const grain of GRAINS) {
+    out(`## ${grain} grain`);
+    out();
+    table(
+      out,
+      ["kind", "method", "recall >=4", "recall all", "found", "precision", "false episodes / 30 d", "of which holiday", "of which burst"],
+      [...ANOMALY_KINDS, "all" as const].flatMap((kind) =>
+        (["ours", "z-score"] as const).map((method) => {
+          const t = tallies.get(key(grain, kind, method))!;
+          return [
+            kind,
+            method,
+            ratio(t.found4, t.planted4),
+            ratio(t.found, t.planted),
+            `${t.found}/${t.planted}`,
+            ratio(t.truePositiveFlags, t.flagged),
+            perMonth(t.falseEpisodes, t.detectionDays),
+            perMonth(t.falseOnHoliday, t.detectionDays),
+            perMonth(t.falseOnBurst, t.detectionDays),
+          ];
+        }),
+      ),
+      options.markdown,
+    );
+    out();
+    out(`Recall by planted size (robust deviations), ${grain} grain:`);
+    out();
+    table(
+      out,
+      ["kind", "method", ...MAGNITUDE_BINS.map((b) => b.label)],
+      ANOMALY_KINDS.flatMap((kind) =>
+        (["ours", "z-score"] as const).map((method) => {
+          const t = tallies.get(key(grain, kind, method))!;
+          return [kind, method, ...MAGNITUDE_BINS.map((_, b) => `${ratio(t.binFound[b]!, t.binPlanted[b]!)} (${t.binPlanted[b]})`)];
+        }),
+      ),
+      options.markdown,
+    );
+    out();
+    out(`By series family, ${grain} grain (all kinds):`);
+    out();
+    table(
+      out,
+      ["family", "method", "recall >=4", "precision", "false episodes / 30 d"],
+      FAMILIES.flatMap((family) =>
+        (["ours", "z-score"] as const).map((method) => {
+          const t = familyTallies.get(`${grain}|${family}|${method}`) ?? emptyTally();
+          return [
+            family,
+            method,
+            ratio(t.found4, t.planted4),
+            ratio(t.truePositiveFlags, t.flagged),
+            perMonth(t.falseEpisodes, t.detectionDays),
+          ];
+        }),
+      ),
+      options.markdown,
+    );
+    out();
+  }
+  out(`## Targets`);
+  out();
+  let allMet = true;
+  const rows: string[][] = [];
+  for (const grain of GRAINS) {
+    const ours = tallies.get(key(grain, "all", "ours"))!;
+    const z = tallies.get(key(grain, "all", "z-score"))!;
+    const recall = ours.found4 / ours.planted4;
+    const checks: [string, string, boolean][] = [
+      [`recall >= 0.9 on anomalies >= 4 robust deviations`, `${recall.toFixed(3)} (${ours.found4}/${ours.planted4})`, recall >= 0.9],
+      [`more anomalies found than the z-score`, `${ours.found} vs ${z.found}`, ours.found > z.found],
+      [
+        `no more false-alarm episodes than the z-score`,
+        `${ours.falseEpisodes} vs ${z.falseEpisodes} (${perMonth(ours.falseEpisodes, ours.detectionDays)} vs ${perMonth(z.falseEpisodes, z.detectionDays)} / 30 d)`,
+        ours.falseEpisodes <= z.falseEpisodes,
+      ],
+    ];
+    for (const kind of ANOMALY_KINDS) {
+      const t = tallies.get(key(grain, kind, "ours"))!;
+      const r = t.planted4 > 0 ? t.found4 / t.planted4 : 1;
+      checks.push([`  ${kind}: recall >= 0.9 on >= 4 deviations`, `${r.toFixed(3)} (${t.found4}/${t.planted4})`, r >= 0.9]);
+    }
+    for (const [name, figure, met] of checks) {
+      if (!name.startsWith("  ")) allMet &&= met;
+      rows.push([grain, name, figure, met ? "met" : "NOT MET"]);
+    }
+  }
+  table(out, ["grain", "target", "figure", ""], rows, options.markdown);
+  out();
+  out(
+    `Time to score the ${buckets.toLocaleString("en-US")} buckets above: ours ${time.ours.toFixed(0)} ms, z-score ${time["z-score"].toFixed(0)} ms.`,
+  );
+  out();
+  if (options.sweep) {
+    out(`## Sensitivity sweep (ours; the z-score does not change)`);
+    out();
+    const rows: string[][] = [];
+    const points: Record<Grain, number[]> = { hour: [3, 3.25, 3.5, 4], day: [2.75, 2.9, 3, 3.25] };
+    for (let p = 0; p < points.hour.length; p++) {
+      const run = evaluate(options.series, { hour: points.hour[p]!, day: points.day[p]! }, options.generate);
+      for (const grain of GRAINS) {
+        const t = run.tallies.get(key(grain, "all", "ours"))!;
+        rows.push([
+          grain,
+          String(points[grain][p]),
+          ratio(t.found4, t.planted4),
+          String(t.found),
+          ratio(t.truePositiveFlags, t.flagged),
+          perMonth(t.falseEpisodes, t.detectionDays),
+        ]);
+      }
+    }
+    for (const grain of GRAINS) {
+      const z = tallies.get(key(grain, "all", "z-score"))!;
+      rows.push([
+        grain,
+        "z-score",
+        ratio(z.found4, z.planted4),
+        String(z.found),
+        ratio(z.truePositiveFlags, z.flagged),
+        perMonth(z.falseEpisodes, z.detectionDays),
+      ]);
+    }
+    rows.sort((a, b) => (a[0] === b[0] ? 0 : a[0] === "hour" ? -1 : 1));
+    table(out, ["grain", "sensitivity", "recall >=4", "found", "precision", "false episodes / 30 d"], rows, options.markdown);
+    out();
+    printCeiling(out, options);
+  }
+  if (options.speed) printSpeed(out, options.markdown);
+  out(allMet ? "All targets met." : "Some targets are NOT MET (see above).");
+  return 0;
+}
+
+/**
+ * What no estimate of the level or the noise can beat: flags of an oracle that knows both (not the
+ * holidays), at several band widths in true robust deviations (oracle.ts).
+ */
+function printCeiling(out: (line?: string) => void, options: Options): void {
+  out(`## Ceiling: a detector that knows the noise-free level and the noise's sd (not the holidays)`);
+  out();
+  const rows: string[][] = [];
+  for (const grain of GRAINS)
+    for (const k of [4, 4.25, 4.5, 5]) {
+      const t = emptyTally();
+      for (const kind of ANOMALY_KINDS) {
+        const families = kind === "gap" ? GAP_FAMILIES : FAMILIES;
+        for (let s = 0; s < options.series; s++) {
+          const generated = generateSeries(seedOf(grain, kind, s), grain, families[s % families.length]!, kind, options.generate);
+          addTally(t, tallySeries(generated, oracleFlags(generated, k)));
+        }
+      }
+      rows.push([
+        grain,
+        String(k),
+        ratio(t.found4, t.planted4),
+        String(t.found),
+        ratio(t.truePositiveFlags, t.flagged),
+        perMonth(t.falseEpisodes, t.detectionDays),
+      ]);
+    }
+  table(out, ["grain", "band (true sds)", "recall >=4", "found", "precision", "false episodes / 30 d"], rows, options.markdown);
+  out();
+}
+
+function describe(grain: Grain, sensitivity: number): string {
+  const s = defaultAnomalySettings(grain);
+  return `training ${s.training_buckets}, sensitivity ${sensitivity}, seasonality ${s.seasonality}, min_history ${s.min_history}, relearn_buckets ${s.relearn_buckets}`;
+}
+
+function seedOf(grain: Grain, kind: AnomalyKind, index: number): number {
+  return (grain === "hour" ? 1_000_000 : 2_000_000) + ANOMALY_KINDS.indexOf(kind) * 10_000 + index * 7919;
+}
+
+function ratio(numerator: number, denominator: number): string {
+  return denominator === 0 ? "-" : (numerator / denominator).toFixed(3);
+}
+
+function perMonth(episodes: number, days: number): string {
+  return days === 0 ? "-" : ((episodes / days) * 30).toFixed(3);
+}
+
+function table(out: (line?: string) => void, header: string[], rows: string[][], markdown: boolean): void {
+  if (markdown) {
+    out(`| ${header.join(" | ")} |`);
+    out(`| ${header.map(() => "---").join(" | ")} |`);
+    for (const row of rows) out(`| ${row.join(" | ")} |`);
+    return;
+  }
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)));
+  const line = (cells: string[]) => cells.map((cell, c) => cell.padEnd(widths[c]!)).join("  ");
+  out(line(header));
+  out(line(widths.map((w) => "-".repeat(w))));
+  for (const row of rows) out(line(row));
+}
+
+export type { GeneratedSeries };
+process.exitCode = main();

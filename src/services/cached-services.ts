@@ -1,0 +1,92 @@
+// Serialised answers, cached around the services rather than inside them (the composition root
+// wraps the services once; the transports never know). Answers that are the same for every
+// caller are built and serialised once and shared:
+// - whole listings (no query): once per catalogue snapshot (tests, IR; the IR again when the
+//   warehouse check adds SQL errors to the snapshot) or per read-model view (statuses),
+//   serialised in slices; kept as long as their snapshot / view is (WeakMaps);
+// - single-metric statuses, which circuit breakers ask for over and over: once per view, at most
+//   CACHED_ANSWERS per view (the map starts again when full).
+// The REST transport sends the remembered bytes (serialized.ts); tRPC gets the same objects.
+// Pages and filtered listings are built per request, as are all other answers.
+import type { ReadModel, ReadView } from "../read-model/read-model.js";
+import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import { isWholeListing } from "./paginate.js";
+import { listingOnce, preserialized, rememberJson } from "./serialized.js";
+import type { Services } from "./types.js";
+import type { CompilerStatusView, MetricStatusView, StatusListingView, TestListing } from "./views.js";
+
+/** Single-metric answers kept per read-model view. */
+export const CACHED_ANSWERS = 2_000;
+
+export interface CacheSources {
+  /** the view the reliability service answers from */
+  readModel: Pick<ReadModel, "view">;
+  /** the snapshot the validation and compiler services answer from */
+  getSnapshot: () => CatalogSnapshot;
+}
+
+/**
+ * `services`, with answers cached per view / snapshot. The services read their view or snapshot
+ * synchronously when called, so the one read here, just before the call, is the one the answer
+ * was built from.
+ */
+export function cachedServices(services: Services, { readModel, getSnapshot }: CacheSources): Services {
+  const { validation, compiler, reliability } = services;
+  const testListings = new WeakMap<CatalogSnapshot, Promise<TestListing>>();
+  const irListings = new WeakMap<CatalogSnapshot, { sqlErrors: number; listing: Promise<CompilerStatusView> }>();
+  const statusListings = new WeakMap<ReadView, Promise<StatusListingView>>();
+  const metricStatuses = new WeakMap<ReadView, Map<string, Promise<MetricStatusView>>>();
+
+  return {
+    validation: {
+      listTests: (query = {}) =>
+        isWholeListing(query)
+          ? listingOnce(testListings, getSnapshot(), () => validation.listTests(query), "tests")
+          : validation.listTests(query),
+      runTests: () => validation.runTests(),
+    },
+
+    compiler: {
+      status(query = {}) {
+        if (!isWholeListing(query)) return compiler.status(query);
+        // Keyed by the snapshot AND its SQL errors: the warehouse check adds to them after load.
+        const snapshot = getSnapshot();
+        const sqlErrors = snapshot.sql_errors?.size ?? 0;
+        let cached = irListings.get(snapshot);
+        if (cached?.sqlErrors !== sqlErrors) {
+          const entry = { sqlErrors, listing: compiler.status(query).then((listing) => preserialized(listing, "metrics")) };
+          irListings.set(snapshot, (cached = entry));
+          void entry.listing.catch(() => irListings.get(snapshot) === entry && irListings.delete(snapshot));
+        }
+        return cached.listing;
+      },
+      irByName: (name) => compiler.irByName(name),
+    },
+
+    reliability: {
+      status: (query = {}) =>
+        isWholeListing(query)
+          ? listingOnce(statusListings, readModel.view(), () => reliability.status(query), "metrics")
+          : reliability.status(query),
+
+      metricStatus(name) {
+        const view = readModel.view();
+        let answers = metricStatuses.get(view);
+        if (!answers) metricStatuses.set(view, (answers = new Map<string, Promise<MetricStatusView>>()));
+        const cached = answers.get(name);
+        if (cached) return cached;
+        const answer = reliability.metricStatus(name).then((a) => rememberJson(a, Buffer.from(JSON.stringify(a), "utf8")));
+        if (answers.size >= CACHED_ANSWERS) answers.clear();
+        answers.set(name, answer);
+        // An unknown metric (not_found) is not an answer to keep.
+        const held = answers;
+        void answer.catch(() => held.get(name) === answer && held.delete(name));
+        return answer;
+      },
+
+      affectedBy: (table) => reliability.affectedBy(table),
+      triggerScan: (options) => reliability.triggerScan(options),
+      getScan: (id) => reliability.getScan(id),
+    },
+  };
+}

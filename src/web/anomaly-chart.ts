@@ -1,0 +1,121 @@
+// Geometry of one anomaly series' chart: the expected band, the observed line, the expected
+// line and the flagged buckets, in SVG user units. Pure, so the numbers are tested as numbers;
+// views/anomaly-chart.tsx only draws them.
+import { markedExpected, type AnomalyBucketView } from "./anomaly-types.js";
+
+export interface ChartBox {
+  width: number;
+  height: number;
+  /** room for the axis labels */
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export const DEFAULT_BOX: ChartBox = { width: 720, height: 200, left: 56, right: 12, top: 10, bottom: 24 };
+
+export interface FlaggedPoint {
+  x: number;
+  y: number;
+  bucket: AnomalyBucketView;
+  expected: boolean;
+}
+
+export interface ChartGeometry {
+  /** one polygon per run of buckets that have a band ("x,y x,y ...") */
+  bands: string[];
+  /** observed values, one polyline per run of buckets with a value */
+  values: string[];
+  /** the expected value, one polyline per run */
+  expected: string[];
+  flagged: FlaggedPoint[];
+  ticks: { y: number; label: string }[];
+  /** first and last bucket starts, under the x axis */
+  xLabels: { x: number; label: string; anchor: "start" | "end" }[];
+  domain: { min: number; max: number };
+}
+
+const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
+const fmt = (n: number) => Number(n.toFixed(2)).toString();
+
+/** Round tick steps (1, 2, 5 x 10^k) covering [min, max] with about `target` ticks. */
+export function niceTicks(min: number, max: number, target = 4): number[] {
+  if (!(max > min)) return [min];
+  const rough = (max - min) / target;
+  const power = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? 10 * power;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(min / step) * step; t <= max + step * 1e-9; t += step) ticks.push(Number(t.toPrecision(12)));
+  return ticks;
+}
+
+/** "1.2k", "3.4M": axis labels stay short. */
+export function shortNumber(n: number): string {
+  const abs = Math.abs(n);
+  if (abs >= 1e9) return `${Number((n / 1e9).toPrecision(3))}G`;
+  if (abs >= 1e6) return `${Number((n / 1e6).toPrecision(3))}M`;
+  if (abs >= 1e4) return `${Number((n / 1e3).toPrecision(3))}k`;
+  return Number(n.toPrecision(4)).toString();
+}
+
+/** Splits into runs of consecutive indexes for which `has` holds (a gap breaks a line). */
+function runs(count: number, has: (i: number) => boolean): number[][] {
+  const out: number[][] = [];
+  let run: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (has(i)) run.push(i);
+    else if (run.length > 0) {
+      out.push(run);
+      run = [];
+    }
+  }
+  if (run.length > 0) out.push(run);
+  return out;
+}
+
+export function chartGeometry(buckets: readonly AnomalyBucketView[], box: ChartBox = DEFAULT_BOX): ChartGeometry {
+  const plotW = box.width - box.left - box.right;
+  const plotH = box.height - box.top - box.bottom;
+  const all = buckets.flatMap((b) => [b.value, b.lower, b.upper, b.expected].filter(finite));
+  let min = all.length > 0 ? Math.min(...all) : 0;
+  let max = all.length > 0 ? Math.max(...all) : 1;
+  if (max === min) {
+    // A flat series still gets a visible range around its value.
+    const pad = Math.abs(min) > 0 ? Math.abs(min) * 0.1 : 1;
+    min -= pad;
+    max += pad;
+  } else {
+    const pad = (max - min) * 0.05;
+    min -= pad;
+    max += pad;
+  }
+  const x = (i: number) => box.left + (buckets.length <= 1 ? plotW / 2 : (i * plotW) / (buckets.length - 1));
+  const y = (v: number) => box.top + plotH - ((v - min) / (max - min)) * plotH;
+  const pt = (i: number, v: number) => `${fmt(x(i))},${fmt(y(v))}`;
+
+  const bands = runs(buckets.length, (i) => finite(buckets[i]!.lower) && finite(buckets[i]!.upper)).map((run) =>
+    [...run.map((i) => pt(i, buckets[i]!.upper!)), ...[...run].reverse().map((i) => pt(i, buckets[i]!.lower!))].join(" "),
+  );
+  const line = (field: "value" | "expected") =>
+    runs(buckets.length, (i) => finite(buckets[i]![field])).map((run) => run.map((i) => pt(i, buckets[i]![field]!)).join(" "));
+  const flagged = buckets.flatMap((bucket, i) =>
+    bucket.anomalous && finite(bucket.value)
+      ? [{ x: Number(fmt(x(i))), y: Number(fmt(y(bucket.value))), bucket, expected: markedExpected(bucket.feedback) }]
+      : [],
+  );
+  const first = buckets[0];
+  const last = buckets[buckets.length - 1];
+  const xLabels: ChartGeometry["xLabels"] = [];
+  if (first) xLabels.push({ x: box.left, label: first.start.slice(0, 10), anchor: "start" });
+  if (last && buckets.length > 1) xLabels.push({ x: box.width - box.right, label: last.start.slice(0, 10), anchor: "end" });
+  return {
+    bands,
+    values: line("value"),
+    expected: line("expected"),
+    flagged,
+    ticks: niceTicks(min, max).map((t) => ({ y: Number(fmt(y(t))), label: shortNumber(t) })),
+    xLabels,
+    domain: { min, max },
+  };
+}

@@ -1,0 +1,288 @@
+// `/metric/:name`: status and why, 30 days of it, every test with its sample SQL, the tables and
+// joins it reads, the metrics built on it, and its anomaly series.
+import type { MetricDetailView } from "../../services/browse-service.js";
+import type { TestResultView } from "../../services/views.js";
+import { markedExpected, type AnomaliesView, type AnomalySeriesView } from "../anomaly-types.js";
+import { count, plural, utc } from "../format.js";
+import { reasonSentence } from "../reason.js";
+import type { WebSession } from "../session.js";
+import { timeline } from "../timeline.js";
+import { AnomalyChart, TimelineChart } from "./charts.js";
+import { Badge, CsrfField, metricHref, SafeToUse, Section, TableLinks, tableHref, When } from "./components.js";
+import { Layout, type PageContext } from "./layout.js";
+
+/** What the anomaly section has to show: the series, why there are none, or nothing (no anomaly service). */
+export type AnomalySection = { kind: "series"; view: AnomaliesView } | { kind: "error"; message: string } | null;
+
+function TestCard({ result, index }: { result: TestResultView; index: number }) {
+  const id = `sql-${index}`;
+  return (
+    <article class="test" aria-labelledby={`test-${index}`}>
+      <h3 id={`test-${index}`}>
+        <Badge status={result.status} /> <span>{result.name}</span>
+        <span class="muted">
+          {result.severity} · <code>{result.rule}</code>
+        </span>
+      </h3>
+      <p>{result.message}</p>
+      <p class="muted">
+        Check: <code>{result.check}</code>
+      </p>
+      <details open={result.status !== "passing"}>
+        <summary>Sample SQL{result.status === "passing" ? "" : ": example violating rows"}</summary>
+        <pre>
+          <code id={id}>{result.sample_sql}</code>
+        </pre>
+        <button type="button" class="small" data-copy={id} hidden>
+          Copy
+        </button>
+        <span id={`${id}-status`} role="status" class="muted" />
+      </details>
+    </article>
+  );
+}
+
+function Structure({ detail }: { detail: MetricDetailView }) {
+  const { ir } = detail;
+  const dimensionTables = [...new Set(ir.dimensions.map((d) => d.source_table).filter((t): t is string => t !== null))];
+  if (ir.kind === "derived") {
+    return (
+      <p>
+        Derived from{" "}
+        {detail.inputs.map((input, i) => (
+          <>
+            {i > 0 ? ", " : ""}
+            <a href={metricHref(input.metric_name)}>{input.metric_name}</a> <Badge status={input.status} />
+          </>
+        ))}
+      </p>
+    );
+  }
+  return (
+    <>
+      <dl class="facts">
+        <dt>Base table</dt>
+        <dd>{ir.table ? <a href={tableHref(ir.table)}>{ir.table}</a> : "none"}</dd>
+        {ir.filter ? (
+          <>
+            <dt>Filter</dt>
+            <dd>
+              <code>{ir.filter}</code>
+            </dd>
+          </>
+        ) : null}
+        {dimensionTables.length > 0 ? (
+          <>
+            <dt>Dimensions read from</dt>
+            <dd>
+              <TableLinks row={{ tables: dimensionTables, inputs: [] }} />
+            </dd>
+          </>
+        ) : null}
+      </dl>
+      {ir.joins.length === 0 ? (
+        <p class="muted">No joins.</p>
+      ) : (
+        <table>
+          <caption>Joins</caption>
+          <thead>
+            <tr>
+              <th scope="col">Table</th>
+              <th scope="col">Type</th>
+              <th scope="col">On</th>
+              <th scope="col">Relationship</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ir.joins.map((j) => (
+              <tr>
+                <th scope="row">
+                  <a href={tableHref(j.table)}>{j.table}</a>
+                </th>
+                <td>{j.type}</td>
+                <td>
+                  <code>{`${j.from_table}.${j.left_column} = ${j.table}.${j.right_column}`}</code>
+                </td>
+                <td>{j.relationship.replace(/_/g, " ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+function seriesLabel(series: AnomalySeriesView): string {
+  return `${series.rule}${series.measure ? ` of ${series.measure}` : ""}, per ${series.grain}`;
+}
+
+function AnomalySeries({
+  metric,
+  series,
+  index,
+  session,
+}: {
+  metric: string;
+  series: AnomalySeriesView;
+  index: number;
+  session: WebSession | null;
+}) {
+  const label = seriesLabel(series);
+  const flagged = series.buckets.filter((b) => b.anomalous);
+  return (
+    <div class="series">
+      <h3 id={`series-${index}`}>{label}</h3>
+      <AnomalyChart series={series} label={label} />
+      <ul class="legend">
+        <li>
+          <span class="key band" />
+          expected band
+        </li>
+        <li>
+          <span class="key line" />
+          observed
+        </li>
+        <li>
+          <span class="key flag" />
+          flagged
+        </li>
+        <li>
+          <span class="key flag-ok" />
+          marked expected
+        </li>
+      </ul>
+      {flagged.length === 0 ? (
+        <p class="muted">No bucket flagged.</p>
+      ) : (
+        <table aria-labelledby={`series-${index}`}>
+          <caption>Flagged buckets</caption>
+          <thead>
+            <tr>
+              <th scope="col">Bucket</th>
+              <th scope="col" class="num">
+                Value
+              </th>
+              <th scope="col">Expected band</th>
+              <th scope="col">Verdict</th>
+            </tr>
+          </thead>
+          <tbody>
+            {flagged.map((bucket) => (
+              <tr>
+                <th scope="row">{utc(bucket.start)}</th>
+                <td class="num">{bucket.value === null ? "none" : count(bucket.value)}</td>
+                <td>
+                  {bucket.lower === null || bucket.upper === null
+                    ? "not enough history"
+                    : `${count(bucket.lower)} – ${count(bucket.upper)}`}
+                </td>
+                <td>
+                  {markedExpected(bucket.feedback) ? (
+                    "marked expected"
+                  ) : session?.access === "write" ? (
+                    <form method="post" action={`${metricHref(metric)}/anomalies/feedback`}>
+                      <CsrfField session={session} />
+                      <input type="hidden" name="rule" value={series.rule} />
+                      <input type="hidden" name="measure" value={series.measure ?? ""} />
+                      <input type="hidden" name="start" value={bucket.start} />
+                      <button type="submit" class="small" aria-label={`Mark the bucket of ${utc(bucket.start)} as expected`}>
+                        Mark as expected
+                      </button>
+                    </form>
+                  ) : (
+                    "flagged"
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+export function MetricPage({ context, detail, anomalies }: { context: PageContext; detail: MetricDetailView; anomalies: AnomalySection }) {
+  const { ir, row } = detail;
+  return (
+    <Layout title={ir.name} context={context}>
+      <nav class="crumbs" aria-label="Breadcrumb">
+        <a href="/">Overview</a> / metric
+      </nav>
+      <div class="row">
+        <h1>{ir.name}</h1>
+        <Badge status={row.status} />
+      </div>
+      <p class="reason">{reasonSentence({ status: row.status, results: detail.results })}</p>
+      <dl class="facts">
+        <dt>Safe to use</dt>
+        <dd>
+          <SafeToUse safe={row.safe_to_use} />
+        </dd>
+        <dt>Status since</dt>
+        <dd>
+          <When at={row.since} now={context.now} />
+          {row.since ? <span class="muted"> ({utc(row.since)})</span> : null}
+        </dd>
+        <dt>Last checked</dt>
+        <dd>
+          <When at={row.checked_at} now={context.now} />
+        </dd>
+        <dt>Tests</dt>
+        <dd>
+          {plural(detail.tests.total, "test")}: {count(detail.tests.passing)} passing, {count(detail.tests.failing)} failing,{" "}
+          {count(detail.tests.warning)} warning
+        </dd>
+        {ir.description ? (
+          <>
+            <dt>Description</dt>
+            <dd>{ir.description}</dd>
+          </>
+        ) : null}
+        <dt>Defined in</dt>
+        <dd>
+          <code>{ir.file}</code> ({ir.kind}, datasource <code>{ir.datasource}</code>)
+        </dd>
+      </dl>
+      <Section id="timeline" title="Last 30 days">
+        <TimelineChart timeline={timeline(detail.history, context.now)} />
+      </Section>
+      <Section id="tests" title={`Tests (${count(detail.results.length)})`}>
+        {detail.results.length === 0 ? <p class="muted">No results yet: no scan has checked this metric.</p> : null}
+        {detail.results.map((result, index) => (
+          <TestCard result={result} index={index} />
+        ))}
+      </Section>
+      <Section id="structure" title="Tables and joins">
+        <Structure detail={detail} />
+      </Section>
+      <Section id="derived" title="Metrics built on this one">
+        {detail.derived.length === 0 ? (
+          <p class="muted">None.</p>
+        ) : (
+          <ul>
+            {detail.derived.map((d) => (
+              <li>
+                <a href={metricHref(d.metric_name)}>{d.metric_name}</a> <Badge status={d.status} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </Section>
+      {anomalies === null ? null : (
+        <Section id="anomalies" title="Anomalies">
+          {anomalies.kind === "error" ? (
+            <p class="muted">{anomalies.message}</p>
+          ) : anomalies.view.series.length === 0 ? (
+            <p class="muted">No anomaly series for this metric.</p>
+          ) : (
+            anomalies.view.series.map((series, index) => (
+              <AnomalySeries metric={ir.name} series={series} index={index} session={context.session} />
+            ))
+          )}
+        </Section>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,224 @@
+// The pages for people: server-rendered HTML over the same services as REST and tRPC, behind a
+// login that turns an API key into a session cookie. A transport of its own beside src/api/:
+// parse the request, call a service, render a page.
+import express, { type ErrorRequestHandler, type Request, type RequestHandler, type Response, type Router } from "express";
+import type { VNode } from "preact";
+import { render } from "preact-render-to-string";
+import type { AuthOptions, Authenticator } from "../api/auth.js";
+import { createWriteLimiter, type HttpLimits } from "../api/limits.js";
+import { toHttpError } from "../api/rest/http-errors.js";
+import { parseInput } from "../api/schemas.js";
+import { AppError } from "../errors/app-error.js";
+import type { Logger } from "../logger.js";
+import type { BrowseService, ScanHealthView } from "../services/browse-service.js";
+import type { Services } from "../services/types.js";
+import type { ScanView } from "../services/views.js";
+import type { AnomalyPort } from "./anomaly-types.js";
+import { ASSETS } from "./assets.js";
+import { createOverviewRenderer } from "./overview-cache.js";
+import {
+  DEFAULT_DIRECTION,
+  DEFAULT_SORT,
+  feedbackForm,
+  loginForm,
+  metricPath,
+  nextPath,
+  noticeQuery,
+  overviewQuery,
+  PAGE_SIZE,
+  scanForm,
+  tablePath,
+} from "./params.js";
+import { attachSession, csrfProtection, noStore, sameOrigin, securityHeaders, sessionOf } from "./security.js";
+import { createSessions, type WebSession } from "./session.js";
+import { ErrorPage } from "./views/error-page.js";
+import type { PageContext } from "./views/layout.js";
+import { LoginPage } from "./views/login-page.js";
+import { MetricPage, type AnomalySection } from "./views/metric-page.js";
+import { TablePage } from "./views/table-page.js";
+
+export interface WebAppOptions {
+  services: Services;
+  browse: BrowseService;
+  /** the anomaly service, once the daemon has one; without it the metric page has no anomaly section */
+  anomalies?: AnomalyPort | undefined;
+  auth: AuthOptions;
+  authenticate: Authenticator;
+  limits: Pick<HttpLimits, "postRateLimit" | "postRateLimitWindowSeconds" | "bodyLimitBytes">;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** The API's error mapping, less its WWW-Authenticate: Bearer (a person is sent to the login instead). */
+function toPageError(error: unknown): { status: number; headers: Record<string, string>; message: string } {
+  const { status, headers, body } = toHttpError(error);
+  const { "WWW-Authenticate": _bearer, ...rest } = headers;
+  return { status, headers: rest, message: body.error.message };
+}
+
+function sendPage(res: Response, status: number, page: VNode): void {
+  res
+    .status(status)
+    .type("html")
+    .send(`<!DOCTYPE html>${render(page)}`);
+}
+
+export function createWebApp(options: WebAppOptions): Router {
+  const { services, browse, anomalies, logger } = options;
+  const now = options.now ?? (() => new Date());
+  const sessions = createSessions(options.auth);
+  // Pages count against the same write budget as the API (POST_RATE_LIMIT per key per window),
+  // keyed by the session's key id; the limiter only ever sees that id.
+  const limitWrites = createWriteLimiter(options.limits);
+  const form = express.urlencoded({ extended: false, limit: options.limits.bodyLimitBytes, parameterLimit: 20 });
+  const router = express.Router();
+
+  const health = (): Promise<ScanHealthView> => browse.scanHealth();
+  const context = async (req: Request, notice: ScanView | null = null): Promise<PageContext> => ({
+    now: now(),
+    // where the scan button comes back to: this page, less a previous scan's notice
+    path: nextPath(req.originalUrl.replace(/([?&])scan=[^&]*&?/, "$1").replace(/[?&]$/, "")),
+    session: sessionOf(req) ?? null,
+    health: await health(),
+    notice,
+  });
+  /** The notice for a scan a form started (?scan=<id>); a scan the store no longer has shows none. */
+  const notice = async (scan: string | undefined): Promise<ScanView | null> =>
+    scan === undefined ? null : services.reliability.getScan(scan).catch(() => null);
+
+  const overviewPage = createOverviewRenderer();
+
+  const page: RequestHandler[] = [securityHeaders, noStore];
+
+  /** Pages need a session; without one a GET goes to the login and comes back after it. */
+  const requireSession: RequestHandler = async (req, res, next) => {
+    const session = await sessions.read(req);
+    if (!session) {
+      const back = req.method === "GET" ? nextPath(req.originalUrl) : "/";
+      res.redirect(303, back === "/" ? "/login" : `/login?next=${encodeURIComponent(back)}`);
+      return;
+    }
+    attachSession(req, session);
+    next();
+  };
+  const requireWrite: RequestHandler = async (req, _res, next) => {
+    const session = sessionOf(req)!;
+    if (session.access !== "write") throw new AppError("forbidden", "this session's API key is read-only: log in with a read-write key");
+    await limitWrites(`Bearer ${session.kid}`);
+    next();
+  };
+  const post: RequestHandler[] = [...page, sameOrigin, requireSession, form, csrfProtection, requireWrite];
+
+  router.get("/assets/*file", (req, res, next) => {
+    const asset = ASSETS.get(req.path);
+    if (!asset) return next();
+    res.set({ "Cache-Control": "public, max-age=31536000, immutable", "X-Content-Type-Options": "nosniff" });
+    res.type(asset.type).send(asset.body);
+  });
+
+  router.get("/login", ...page, async (req, res) => {
+    const next = nextPath(req.query.next);
+    if (await sessions.read(req)) return res.redirect(303, next);
+    sendPage(res, 200, LoginPage({ context: { now: now(), path: "/login", session: null, health: null }, next, error: null }));
+  });
+
+  router.post("/login", ...page, sameOrigin, form, async (req, res) => {
+    const parsed = loginForm.safeParse(req.body);
+    const next = nextPath((req.body as Record<string, unknown> | undefined)?.next);
+    const refuse = (message: string) =>
+      sendPage(res, 401, LoginPage({ context: { now: now(), path: "/login", session: null, health: null }, next, error: message }));
+    if (!parsed.success) return refuse("Enter an API key.");
+    const key = parsed.data.key.trim();
+    let access: WebSession["access"];
+    try {
+      access = options.authenticate(`Bearer ${key}`, "read");
+    } catch (error) {
+      if (error instanceof AppError && error.code === "unauthorized") return refuse("That API key is not valid.");
+      throw error;
+    }
+    await sessions.start(req, res, key, access);
+    res.redirect(303, next);
+  });
+
+  router.post("/logout", ...page, sameOrigin, requireSession, form, csrfProtection, (req, res) => {
+    sessions.end(req, res);
+    res.redirect(303, "/login");
+  });
+
+  router.get("/", ...page, requireSession, async (req, res) => {
+    const query = parseInput(overviewQuery, req.query);
+    const sort = query.sort ?? DEFAULT_SORT;
+    const state = { status: query.status, q: query.q, sort, dir: query.dir ?? DEFAULT_DIRECTION[sort], page: query.page ?? 1 };
+    const table = await browse.metricTable({
+      status: state.status,
+      text: state.q,
+      sort: state.sort,
+      direction: state.dir,
+      page: state.page,
+      pageSize: PAGE_SIZE,
+    });
+    const ctx = await context(req, await notice(query.scan));
+    res
+      .status(200)
+      .type("html")
+      .send(overviewPage(ctx, table, { ...state, page: table.page }));
+  });
+
+  router.get("/metric/:name", ...page, requireSession, async (req, res) => {
+    const { name } = parseInput(metricPath, req.params);
+    const { scan } = parseInput(noticeQuery, req.query);
+    const detail = await browse.metricDetail(name);
+    let section: AnomalySection = null;
+    if (anomalies) {
+      section = await anomalies.series(name).then(
+        (view): AnomalySection => ({ kind: "series", view }),
+        (error: unknown): AnomalySection => {
+          logger.warn({ err: error, metric: name }, "reading the anomaly series for the metric page failed");
+          return { kind: "error", message: "The anomaly series could not be read just now." };
+        },
+      );
+    }
+    sendPage(res, 200, MetricPage({ context: await context(req, await notice(scan)), detail, anomalies: section }));
+  });
+
+  router.get("/table/:table", ...page, requireSession, async (req, res) => {
+    const { table } = parseInput(tablePath, req.params);
+    const { scan } = parseInput(noticeQuery, req.query);
+    sendPage(res, 200, TablePage({ context: await context(req, await notice(scan)), detail: await browse.tableDetail(table) }));
+  });
+
+  router.post("/scan", ...post, async (req, res) => {
+    const next = nextPath(parseInput(scanForm, req.body).next);
+    const scan = await services.reliability.triggerScan({ wait: false });
+    res.redirect(303, `${next}${next.includes("?") ? "&" : "?"}scan=${encodeURIComponent(scan.scan_id)}`);
+  });
+
+  router.post("/metric/:name/anomalies/feedback", ...post, async (req, res) => {
+    const { name } = parseInput(metricPath, req.params);
+    const input = parseInput(feedbackForm, req.body);
+    if (!anomalies) throw new AppError("not_found", "anomaly detection is not part of this daemon");
+    await anomalies.feedback(name, { rule: input.rule, measure: input.measure ?? null, start: input.start, expected: true });
+    res.redirect(303, `/metric/${encodeURIComponent(name)}#anomalies`);
+  });
+
+  // Anything else under the pages' prefixes (`/metric/a/b`, `/table/`) is a page that does not exist.
+  router.all(["/metric", "/table", "/metric/*rest", "/table/*rest"], ...page, requireSession, () => {
+    throw new AppError("not_found", "there is no such page");
+  });
+
+  // Only errors raised on the pages' own routes come here (the router sees no other request's
+  // errors); the API keeps its JSON errors.
+  router.use(((error: unknown, req, res, next) => {
+    if (res.headersSent) return next(error);
+    const csrfFailure = (error as { code?: unknown } | null)?.code === "EBADCSRFTOKEN";
+    const mapped = csrfFailure ? { status: 403, headers: {}, message: (error as Error).message } : toPageError(error);
+    if (mapped.status >= 500) logger.error({ err: error, method: req.method, path: req.path }, "page failed");
+    // A malformed path fails before the route's own middleware ran: the headers are set here too.
+    securityHeaders(req, res, () => {
+      res.set({ ...mapped.headers, "Cache-Control": "no-store" });
+      const ctx: PageContext = { now: now(), path: "/", session: sessionOf(req) ?? null, health: null };
+      sendPage(res, mapped.status, ErrorPage({ context: ctx, status: mapped.status, message: mapped.message }));
+    });
+  }) as ErrorRequestHandler);
+  return router;
+}

@@ -1,0 +1,221 @@
+// The pages in a real browser: Debian's headless Chromium driven by playwright-core (nothing
+// downloads a browser) on the embedded demo daemon. A person logs in, reads the statuses, filters,
+// opens an unreliable metric, finds its failing test and sample SQL, starts a scan and logs out;
+// a read-only key sees no write button and is refused a forged one. axe-core checks every page
+// for serious or critical violations, no page breaks its own Content-Security-Policy, and
+// screenshots are written to MR_SCREENSHOT_DIR (.ci/run prints it).
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { combinations, launch, RO_KEY, RW_KEY, waitForStartupScan, type Backend, type RunningDaemon } from "../e2e/daemon-harness.js";
+
+const CHROMIUM = process.env.MR_CHROMIUM ?? "/usr/bin/chromium";
+export const SCREENSHOT_DIR = process.env.MR_SCREENSHOT_DIR ?? path.join(os.tmpdir(), "mr-web-screenshots");
+// In CI nothing may skip: a missing browser fails the run (launch throws) instead.
+const skip = !existsSync(CHROMIUM) && !process.env.CI;
+
+type Violation = { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] };
+
+describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skipped: no Chromium" : ""}`, () => {
+  const embedded = combinations.find((c) => c.name === "embedded")!;
+  let backend: Backend | undefined;
+  let d: RunningDaemon | undefined;
+  let browser: Browser | undefined;
+  let axeSource: string;
+  /** console errors of every page: a page that breaks its own CSP says so here */
+  const consoleErrors: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(SCREENSHOT_DIR, { recursive: true });
+    axeSource = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+    backend = await embedded.prepare();
+    d = await launch(backend);
+    await waitForStartupScan(d);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await d?.stop();
+    await backend?.dispose();
+  });
+
+  async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser!.newContext({ viewport: { width: 1280, height: 900 }, baseURL: d!.base });
+    const page = await context.newPage();
+    page.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(`${page.url()}: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => consoleErrors.push(`${page.url()}: ${e.message}`));
+    return { context, page };
+  }
+
+  /** axe-core in the page (evaluated over the DevTools protocol, which the page's CSP does not govern). */
+  async function expectAccessible(page: Page, name: string): Promise<void> {
+    await page.evaluate(axeSource);
+    const violations = await page.evaluate(async () => {
+      const axe = (window as unknown as { axe: { run: (c: Document, o: object) => Promise<{ violations: Violation[] }> } }).axe;
+      return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+    });
+    const serious = violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.map((n) => n.target))}`);
+    expect(serious, `axe on ${name}`).toEqual([]);
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+
+  async function logIn(page: Page, key: string): Promise<void> {
+    await page.goto("/");
+    expect(new URL(page.url()).pathname).toBe("/login");
+    await page.getByLabel("API key").fill(key);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.waitForURL((url) => url.pathname === "/");
+  }
+
+  it("walks a read-write user from the login to a failing test's SQL, a scan, and back out", async () => {
+    const { context, page } = await newPage();
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: d!.base });
+
+    await page.goto("/metric/gross_revenue");
+    expect(new URL(page.url()).pathname).toBe("/login");
+    await expectAccessible(page, "login");
+    await shot(page, "login");
+    await logIn(page, RW_KEY);
+
+    // the three statuses, counted
+    const counts = page.getByRole("list", { name: "Metrics by status" });
+    for (const [status, n] of [
+      ["unreliable", "6"],
+      ["degraded", "3"],
+      ["healthy", "5"],
+    ] as const) {
+      await expect.poll(() => counts.getByRole("link").filter({ hasText: status }).innerText()).toContain(n);
+    }
+    await expect.poll(() => page.locator("header .age").innerText()).toContain("Statuses from the scan that finished");
+    await expectAccessible(page, "overview");
+    await shot(page, "overview");
+
+    // filter to unreliable
+    await page.getByLabel("Status", { exact: true }).selectOption("unreliable");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await page.waitForURL((url) => url.searchParams.get("status") === "unreliable");
+    const badges = await page.locator("tbody td .badge").allInnerTexts();
+    expect(badges).toHaveLength(6);
+    expect(new Set(badges)).toEqual(new Set(["unreliable"]));
+    await expectAccessible(page, "overview filtered");
+
+    // open an unreliable metric: its failing test, message and sample SQL
+    await page.getByRole("rowheader").getByRole("link", { name: "gross_revenue", exact: true }).click();
+    await page.waitForURL((url) => url.pathname === "/metric/gross_revenue");
+    await expect.poll(() => page.locator("p.reason").innerText()).toContain("Not safe to use");
+    const failing = page.locator("article.test").filter({ has: page.locator(".badge.s-failing") });
+    await expect.poll(() => failing.count()).toBe(1);
+    expect(await failing.innerText()).toContain("measure_not_null");
+    expect(await failing.innerText()).toContain("3 of 4,000 rows");
+    const sql = failing.locator("pre code");
+    expect(await sql.isVisible()).toBe(true);
+    expect(await sql.innerText()).toBe("SELECT * FROM `shop`.`orders` WHERE (status = 'completed') AND (`amount` IS NULL) LIMIT 10");
+    await failing.getByRole("button", { name: "Copy" }).click();
+    await expect.poll(() => failing.getByRole("status").innerText()).toBe("Copied to the clipboard");
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await sql.innerText());
+    // the 30-day strip is drawn, with its accessible name
+    expect(await page.locator("#timeline ~ figure svg[role=img]").getAttribute("aria-label")).toContain("unreliable from");
+    // the metric built on it
+    expect(await page.locator("section[aria-labelledby=derived]").innerText()).toContain("revenue_per_order");
+    await expectAccessible(page, "metric");
+    await shot(page, "metric-unreliable");
+
+    // start a scan from the page, and follow it to its end
+    await page.getByRole("button", { name: "Scan now" }).click();
+    await page.waitForURL((url) => url.searchParams.has("scan"));
+    const notice = page.locator(".banner[data-scan]");
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return notice.innerText();
+      })
+      .toContain("succeeded");
+
+    // the blast radius of a table
+    await page.getByRole("link", { name: "shop.orders" }).first().click();
+    await page.waitForURL((url) => url.pathname === "/table/shop.orders");
+    expect(await page.locator("tbody").innerText()).toContain("revenue_per_order");
+    await expectAccessible(page, "table");
+    await shot(page, "table");
+
+    // a page that does not exist is a page too
+    await page.goto("/metric/no_such_metric");
+    expect(await page.locator("h1").innerText()).toBe("Not found");
+    await expectAccessible(page, "not found");
+
+    // log out: back to the login, and the pages stay shut
+    await page.getByRole("button", { name: "Log out" }).click();
+    await page.waitForURL((url) => url.pathname === "/login");
+    await page.goto("/");
+    expect(new URL(page.url()).pathname).toBe("/login");
+    expect((await context.cookies()).filter((c) => c.name === "mr_session")).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a read-only key no write button, and refuses a scan it forges", async () => {
+    const { context, page } = await newPage();
+    await logIn(page, RO_KEY);
+    expect(await page.getByRole("button", { name: "Scan now" }).count()).toBe(0);
+    await page.goto("/metric/gross_revenue");
+    expect(await page.getByRole("button", { name: "Scan now" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Mark .* as expected/ }).count()).toBe(0);
+    // a form it builds itself, with its own valid token, is still refused
+    const [refused] = await Promise.all([
+      page.waitForResponse((res) => new URL(res.url()).pathname === "/scan"),
+      page.evaluate(() => {
+        const token = (document.querySelector("input[name=_csrf]") as HTMLInputElement).value;
+        const form = document.createElement("form");
+        form.method = "post";
+        form.action = "/scan";
+        for (const [name, value] of [
+          ["_csrf", token],
+          ["next", "/"],
+        ]) {
+          const input = document.createElement("input");
+          input.type = "hidden";
+          input.name = name!;
+          input.value = value!;
+          form.append(input);
+        }
+        document.body.append(form);
+        form.submit();
+      }),
+    ]);
+    expect(refused.status()).toBe(403);
+    await page.waitForLoadState();
+    expect(await page.locator("h1").innerText()).toBe("Not allowed");
+    await expectAccessible(page, "forbidden");
+    // the session cookie is out of the page's reach
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+    const cookie = (await context.cookies()).find((c) => c.name === "mr_session")!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
+    expect(cookie.expires).toBeGreaterThan(Date.now() / 1000 + 7 * 3600);
+    await context.close();
+  });
+
+  it("breaks no page's Content-Security-Policy", () => {
+    // the refused scan (403) and the missing metric (404) are the only errors a page may log
+    const expected = /Failed to load resource: the server responded with a status of (403|404)/;
+    expect(consoleErrors.filter((e) => !expected.test(e))).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+// The metric page rendered from plain values: the anomaly section in the documented response
+// shape of GET /v1/reliability/anomalies/:metric, its feedback forms (read-write sessions only,
+// with the session's token, fields the feedback route accepts), and the reason sentence.
+import { render } from "preact-render-to-string";
+import { describe, expect, it } from "vitest";
+import type { MetricDetailView } from "../../src/services/browse-service.js";
+import type { AnomaliesView } from "../../src/web/anomaly-types.js";
+import { feedbackForm } from "../../src/web/params.js";
+import type { WebSession } from "../../src/web/session.js";
+import { MetricPage } from "../../src/web/views/metric-page.js";
+import { ir } from "../services/fixtures.js";
+
+const now = new Date("2026-01-10T12:00:00Z");
+const row = {
+  metric_name: "gross_revenue",
+  status: "unreliable" as const,
+  safe_to_use: false,
+  checked_at: "2026-01-10T11:45:00.000Z",
+  since: "2026-01-09T08:00:00.000Z",
+  kind: "structured" as const,
+  failing_tests: 1,
+  warning_tests: 0,
+  tables: ["shop.orders"],
+  inputs: [],
+};
+const detail: MetricDetailView = {
+  ir: ir({ name: "gross_revenue", table: "shop.orders", description: "Revenue <b>of</b> completed orders" }),
+  row,
+  scan_id: "s1",
+  tests: { total: 2, passing: 1, failing: 1, warning: 0 },
+  results: [
+    {
+      metric: "gross_revenue",
+      rule: "measure_not_null",
+      name: "revenue (amount) is never NULL",
+      severity: "HIGH",
+      confidence: "high",
+      status: "failing",
+      rows_affected: 3,
+      rows_total: 4000,
+      message: "3 of 4,000 rows (0.07%) have NULL amount",
+      sample_sql: "SELECT * FROM `shop`.`orders` WHERE (`amount` IS NULL) AND name = '<script>' LIMIT 10",
+      check: "amount IS NOT NULL",
+    },
+  ],
+  history: [{ status: "unreliable", from: "2026-01-09T08:00:00.000Z", to: null }],
+  inputs: [],
+  derived: [],
+};
+const bucket = (day: number, value: number, anomalous = false, feedback: unknown = null) => ({
+  start: new Date(Date.UTC(2026, 0, day)).toISOString(),
+  value,
+  expected: 100,
+  lower: 90,
+  upper: 110,
+  anomalous,
+  feedback,
+});
+const anomalies: AnomaliesView = {
+  metric: "gross_revenue",
+  series: [
+    {
+      rule: "metric_value_anomaly",
+      measure: "revenue",
+      grain: "day",
+      buckets: [bucket(1, 101), bucket(2, 99), bucket(3, 250, true), bucket(4, 20, true, "expected"), bucket(5, 100)],
+    },
+  ],
+};
+const session = (access: WebSession["access"]): WebSession => ({ access, csrfToken: "c".repeat(64), kid: "k", expiresAt: 0 });
+const page = (s: WebSession | null, section: Parameters<typeof MetricPage>[0]["anomalies"]) =>
+  render(MetricPage({ context: { now, path: "/metric/gross_revenue", session: s, health: null }, detail, anomalies: section }));
+
+describe("metric page", () => {
+  it("draws each anomaly series with its band, and offers read-write sessions to mark a flagged bucket as expected", () => {
+    const html = page(session("write"), { kind: "series", view: anomalies });
+    expect(html).toContain('<section aria-labelledby="anomalies">');
+    expect(html).toContain('<polygon class="band"');
+    expect(html.match(/<circle class="flag"/g)).toHaveLength(1);
+    expect(html.match(/<circle class="flag ok"/g)).toHaveLength(1);
+    const forms = [...html.matchAll(/<form method="post" action="\/metric\/gross_revenue\/anomalies\/feedback">(.*?)<\/form>/g)];
+    expect(forms).toHaveLength(1); // the bucket already marked expected has no button
+    const fields = Object.fromEntries([...forms[0]![1]!.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    expect(fields).toEqual({ _csrf: "c".repeat(64), rule: "metric_value_anomaly", measure: "revenue", start: "2026-01-03T00:00:00.000Z" });
+    // what the form posts is what the feedback route accepts
+    expect(feedbackForm.parse(fields)).toEqual({ rule: "metric_value_anomaly", measure: "revenue", start: "2026-01-03T00:00:00.000Z" });
+    expect(html).toContain("marked expected");
+  });
+
+  it("shows a read-only session the flagged buckets but no button, and no section at all without an anomaly service", () => {
+    const ro = page(session("read"), { kind: "series", view: anomalies });
+    expect(ro).toContain("Flagged buckets");
+    expect(ro).not.toContain("/anomalies/feedback");
+    expect(ro).not.toContain('name="rule"');
+    expect(page(session("read"), null)).not.toContain('aria-labelledby="anomalies"');
+    expect(page(session("read"), { kind: "error", message: "The anomaly series could not be read just now." })).toContain(
+      "The anomaly series could not be read just now.",
+    );
+  });
+
+  it("says why in one sentence and escapes what the catalogue and the warehouse wrote", () => {
+    const html = page(session("read"), null);
+    expect(html).toContain('<p class="reason">Not safe to use: the HIGH-severity test “revenue (amount) is never NULL” fails');
+    expect(html).toContain("Revenue &lt;b>of&lt;/b> completed orders");
+    expect(html).toContain("name = '&lt;script>' LIMIT 10");
+    expect(html).not.toContain("<script>'");
+  });
+});
