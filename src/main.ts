@@ -122,6 +122,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     concurrency: config.SCAN_CONCURRENCY,
     maxQuerySize: config.MAX_QUERY_SIZE,
     retentionDays: config.HISTORY_RETENTION_DAYS,
+    incremental: config.SCAN_INCREMENTAL,
     afterScan: () => readModel.refresh({ force: true }),
     currentObservations: () => readModel.view().observations,
     owner: self,

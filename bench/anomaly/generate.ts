@@ -26,6 +26,8 @@ export interface PlantedAnomaly {
   length: number;
   /** Realized size: |planted change| / the noise's robust sd at that bucket. */
   magnitude: number;
+  /** A level shift's change of the noise-free level: × factor (relative families) or + offset. */
+  shift?: { factor: number; offset: number };
 }
 
 export interface GeneratedSeries {
@@ -41,6 +43,10 @@ export interface GeneratedSeries {
   benign: Uint8Array;
   /** Per bucket: the noise's robust sd around the clean level (the unit of the planted sizes). */
   noise: Float64Array;
+  /** Per bucket: the noise-free value (holidays and level shifts included; bursts and spikes not). */
+  clean: Float64Array;
+  /** Per bucket: the holiday's multiplier of the noise-free value (1 off holidays). */
+  holiday: Float64Array;
 }
 
 const HOUR = 3_600_000;
@@ -90,7 +96,22 @@ interface Shape {
   sigma: number;
 }
 
-export function generateSeries(seed: number, grain: Grain, family: Family, plant: AnomalyKind): GeneratedSeries {
+export interface GenerateOptions {
+  /**
+   * Additive noise (avg_value, net_flow) at a constant sd fixed by the level at the series' start,
+   * as the generator had it before docs/anomaly-eval.md "Corrections": after two years of trend
+   * that is 0.03% to 400% of the level. Only to reproduce the figures measured before the fix.
+   */
+  constantAdditiveNoise?: boolean;
+}
+
+export function generateSeries(
+  seed: number,
+  grain: Grain,
+  family: Family,
+  plant: AnomalyKind,
+  options: GenerateOptions = {},
+): GeneratedSeries {
   const r = sampler(seed);
   const { days, warmupDays } = SPAN[grain];
   const perDay = grain === "hour" ? 24 : 1;
@@ -100,6 +121,11 @@ export function generateSeries(seed: number, grain: Grain, family: Family, plant
   const starts = new Array<number>(n);
   const clean = new Float64Array(n);
   const benign = new Uint8Array(n);
+  const holiday = new Float64Array(n).fill(1);
+  // The noise's scale per bucket: relative families carry it in the level; additive ones (an
+  // average, a net flow) have noise in proportion to the business's size, which the trend and the
+  // drift move (not the daily and weekly cycles).
+  const sigma = new Float64Array(n).fill(shape.sigma);
   for (let i = 0; i < n; i++) {
     const day = firstDay + Math.floor(i / perDay);
     const hour = grain === "hour" ? i % 24 : 0;
@@ -111,9 +137,11 @@ export function generateSeries(seed: number, grain: Grain, family: Family, plant
         ? shape.slope1 * dayOfSeries
         : shape.slope1 * shape.trendBreakDay + shape.slope2 * (dayOfSeries - shape.trendBreakDay);
     const drift = shape.driftAmplitude * Math.sin((2 * Math.PI * dayOfSeries) / shape.driftPeriodDays + shape.driftPhase);
+    if (!isRelative(family) && options.constantAdditiveNoise !== true) sigma[i] = shape.sigma * Math.exp(trend + drift);
     let level = shape.level * Math.exp(trend + drift) * shape.daily[hour]! * shape.weekly[weekday]!;
     if (HOLIDAYS.has(day)) {
       level *= shape.holidayFactor;
+      holiday[i] = shape.holidayFactor;
       benign[i] = 1;
     }
     clean[i] = level;
@@ -125,23 +153,24 @@ export function generateSeries(seed: number, grain: Grain, family: Family, plant
     const sign = r.uniform(0, 1) < 0.5 ? -1 : 1;
     const size = sizeOf(r);
     const before = clean[shift.at]!;
-    const sd = noiseSd(family, before, shape.sigma);
+    const sd = noiseSd(family, before, sigma[shift.at]!);
     const relative = isRelative(family);
     const factor = relative ? Math.max(0.05, 1 + (sign * size * sd) / before) : 0;
     const offset = relative ? 0 : sign * size * sd;
     for (let i = shift.at; i < n; i++) clean[i] = relative ? clean[i]! * factor : clean[i]! + offset;
     shift.magnitude = Math.abs(relative ? (factor - 1) * before : offset) / sd;
+    shift.shift = { factor: relative ? factor : 1, offset };
   }
   const values = new Array<number>(n);
-  for (let i = 0; i < n; i++) values[i] = noisy(r, family, clean[i]!, shape.sigma);
-  addBursts(r, family, grain, clean, values, benign, shape.sigma, detectionFrom);
+  for (let i = 0; i < n; i++) values[i] = noisy(r, family, clean[i]!, sigma[i]!);
+  addBursts(r, family, grain, clean, values, benign, sigma, detectionFrom);
   for (const anomaly of anomalies) {
     if (anomaly.kind === "level_shift") continue;
     const sign = anomaly.kind === "spike" ? 1 : -1;
     const size = sizeOf(r);
     let realized = 0;
     for (let i = anomaly.at; i < anomaly.at + anomaly.length; i++) {
-      const sd = noiseSd(family, clean[i]!, shape.sigma);
+      const sd = noiseSd(family, clean[i]!, sigma[i]!);
       const before = values[i]!;
       let after = anomaly.kind === "gap" ? 0 : before + sign * size * sd;
       if (isCount(family)) after = Math.max(0, Math.round(after));
@@ -153,8 +182,20 @@ export function generateSeries(seed: number, grain: Grain, family: Family, plant
     }
     anomaly.magnitude = realized;
   }
-  const noise = Float64Array.from(clean, (level) => noiseSd(family, level, shape.sigma));
-  return { family, kind: isCount(family) ? "count" : "value", grain, starts, values, detectionFrom, anomalies, benign, noise };
+  const noise = Float64Array.from(clean, (level, i) => noiseSd(family, level, sigma[i]!));
+  return {
+    family,
+    kind: isCount(family) ? "count" : "value",
+    grain,
+    starts,
+    values,
+    detectionFrom,
+    anomalies,
+    benign,
+    noise,
+    clean,
+    holiday,
+  };
 }
 
 /** Planted sizes in robust deviations: 3 + 9u², a third of them under 4 (below the target's floor), few over 10. */
@@ -186,7 +227,7 @@ function addBursts(
   clean: Float64Array,
   values: number[],
   benign: Uint8Array,
-  sigma: number,
+  sigma: Float64Array,
   from: number,
 ): void {
   // Legitimate bursts (a campaign, a batch re-run): about one a fortnight, 1.5 to 3 robust deviations up.
@@ -196,7 +237,7 @@ function addBursts(
     const length = grain === "hour" ? r.int(1, 4) : 1;
     const size = r.uniform(1.5, 3);
     for (let i = at; i < Math.min(values.length, at + length); i++) {
-      const raised = values[i]! + size * noiseSd(family, clean[i]!, sigma);
+      const raised = values[i]! + size * noiseSd(family, clean[i]!, sigma[i]!);
       values[i] = isCount(family) ? Math.round(raised) : raised;
       if (benign[i] === 0) benign[i] = 2;
     }

@@ -1,11 +1,21 @@
-// npm run eval:anomaly [-- --series N] [--sensitivity K] [--no-sweep] [--no-speed] [--markdown]
+// npm run eval:anomaly [-- --series N] [--sensitivity K] [--no-sweep] [--no-speed] [--markdown] [--constant-additive-noise]
 // Scores generated series with the production scoreSeries and with an Elementary-style z-score,
 // and prints recall, precision and false-alarm episodes per anomaly kind and grain, the targets
 // of issue 12 marked met / not met, and the time each method took. Seeded: every run is the same.
 import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { Grain } from "../../src/anomaly/types.js";
-import { ANOMALY_KINDS, FAMILIES, generateSeries, SPAN, type AnomalyKind, type Family, type GeneratedSeries } from "./generate.js";
+import {
+  ANOMALY_KINDS,
+  FAMILIES,
+  generateSeries,
+  SPAN,
+  type AnomalyKind,
+  type Family,
+  type GeneratedSeries,
+  type GenerateOptions,
+} from "./generate.js";
+import { oracleFlags } from "./oracle.js";
 import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries, type Tally } from "./score-metrics.js";
 import { printSpeed } from "./speed.js";
 import { zScoreFlags } from "./z-score.js";
@@ -21,17 +31,22 @@ interface Options {
   sensitivity: number | null;
   speed: boolean;
   sweep: boolean;
+  generate: GenerateOptions;
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { series: 36, markdown: false, sensitivity: null, speed: true, sweep: true };
+  const options: Options = { series: 36, markdown: false, sensitivity: null, speed: true, sweep: true, generate: {} };
   for (let k = 0; k < argv.length; k++) {
     if (argv[k] === "--series") options.series = Math.max(1, Number(argv[++k]));
     else if (argv[k] === "--markdown") options.markdown = true;
     else if (argv[k] === "--sensitivity") options.sensitivity = Number(argv[++k]);
     else if (argv[k] === "--no-speed") options.speed = false;
     else if (argv[k] === "--no-sweep") options.sweep = false;
-    else throw new Error(`unknown option ${argv[k]} (use --series N, --sensitivity K, --no-speed, --no-sweep, --markdown)`);
+    else if (argv[k] === "--constant-additive-noise") options.generate = { constantAdditiveNoise: true };
+    else
+      throw new Error(
+        `unknown option ${argv[k]} (use --series N, --sensitivity K, --no-speed, --no-sweep, --markdown, --constant-additive-noise)`,
+      );
   }
   return options;
 }
@@ -46,7 +61,7 @@ interface Evaluation {
 const key = (grain: Grain, kind: AnomalyKind | "all", method: Method) => `${grain}|${kind}|${method}`;
 
 /** Scores every generated series with ours (at `sensitivity`, or the grain's default) and the z-score. */
-function evaluate(series: number, sensitivity: Partial<Record<Grain, number>>): Evaluation {
+function evaluate(series: number, sensitivity: Partial<Record<Grain, number>>, generate: GenerateOptions): Evaluation {
   const tallies = new Map<string, Tally>();
   const familyTallies = new Map<string, Tally>();
   const time: Record<Method, number> = { ours: 0, "z-score": 0 };
@@ -62,7 +77,7 @@ function evaluate(series: number, sensitivity: Partial<Record<Grain, number>>): 
       const families = kind === "gap" ? GAP_FAMILIES : FAMILIES;
       for (let s = 0; s < series; s++) {
         const family = families[s % families.length]!;
-        const generated = generateSeries(seedOf(grain, kind, s), grain, family, kind);
+        const generated = generateSeries(seedOf(grain, kind, s), grain, family, kind, generate);
         buckets += generated.values.length;
         const detection = generated.values.length - generated.detectionFrom;
         let t0 = performance.now();
@@ -95,7 +110,7 @@ function main(): number {
   const options = parseOptions(process.argv.slice(2));
   const out = (line = "") => process.stdout.write(`${line}\n`);
   const overrides = options.sensitivity === null ? {} : { hour: options.sensitivity, day: options.sensitivity };
-  const { tallies, familyTallies, time, buckets } = evaluate(options.series, overrides);
+  const { tallies, familyTallies, time, buckets } = evaluate(options.series, overrides, options.generate);
   const sensitivityOf = (grain: Grain) => options.sensitivity ?? defaultAnomalySettings(grain).sensitivity;
 
   out(`# Anomaly detection: production scoreSeries vs an Elementary-style z-score`);
@@ -110,6 +125,10 @@ function main(): number {
     `Ours: scoreSeries with defaultAnomalySettings(grain) (hour: ${describe("hour", sensitivityOf("hour"))}; day: ${describe("day", sensitivityOf("day"))}).`,
   );
   out(`z-score: mean and sample sd of the previous 14 days of buckets, |z| > 3, nothing excluded.`);
+  if (options.generate.constantAdditiveNoise === true)
+    out(
+      `Generator: additive noise (avg_value, net_flow) at a constant sd set by the series' start (before the correction in docs/anomaly-eval.md).`,
+    );
   out(
     `Sizes: planted change / the noise's robust sd at that bucket (1.4826 x MAD of the noise distribution, in the series' units); drawn as 3 + 9u^2, a third under 4.`,
   );
@@ -218,13 +237,14 @@ function main(): number {
     out(`## Sensitivity sweep (ours; the z-score does not change)`);
     out();
     const rows: string[][] = [];
-    for (const k of [3, 3.5, 4, 4.5]) {
-      const run = evaluate(options.series, { hour: k, day: k });
+    const points: Record<Grain, number[]> = { hour: [3, 3.25, 3.5, 4], day: [2.75, 2.9, 3, 3.25] };
+    for (let p = 0; p < points.hour.length; p++) {
+      const run = evaluate(options.series, { hour: points.hour[p]!, day: points.day[p]! }, options.generate);
       for (const grain of GRAINS) {
         const t = run.tallies.get(key(grain, "all", "ours"))!;
         rows.push([
           grain,
-          String(k),
+          String(points[grain][p]),
           ratio(t.found4, t.planted4),
           String(t.found),
           ratio(t.truePositiveFlags, t.flagged),
@@ -246,10 +266,42 @@ function main(): number {
     rows.sort((a, b) => (a[0] === b[0] ? 0 : a[0] === "hour" ? -1 : 1));
     table(out, ["grain", "sensitivity", "recall >=4", "found", "precision", "false episodes / 30 d"], rows, options.markdown);
     out();
+    printCeiling(out, options);
   }
   if (options.speed) printSpeed(out, options.markdown);
   out(allMet ? "All targets met." : "Some targets are NOT MET (see above).");
   return 0;
+}
+
+/**
+ * What no estimate of the level or the noise can beat: flags of an oracle that knows both (not the
+ * holidays), at several band widths in true robust deviations (oracle.ts).
+ */
+function printCeiling(out: (line?: string) => void, options: Options): void {
+  out(`## Ceiling: a detector that knows the noise-free level and the noise's sd (not the holidays)`);
+  out();
+  const rows: string[][] = [];
+  for (const grain of GRAINS)
+    for (const k of [4, 4.25, 4.5, 5]) {
+      const t = emptyTally();
+      for (const kind of ANOMALY_KINDS) {
+        const families = kind === "gap" ? GAP_FAMILIES : FAMILIES;
+        for (let s = 0; s < options.series; s++) {
+          const generated = generateSeries(seedOf(grain, kind, s), grain, families[s % families.length]!, kind, options.generate);
+          addTally(t, tallySeries(generated, oracleFlags(generated, k)));
+        }
+      }
+      rows.push([
+        grain,
+        String(k),
+        ratio(t.found4, t.planted4),
+        String(t.found),
+        ratio(t.truePositiveFlags, t.flagged),
+        perMonth(t.falseEpisodes, t.detectionDays),
+      ]);
+    }
+  table(out, ["grain", "band (true sds)", "recall >=4", "found", "precision", "false episodes / 30 d"], rows, options.markdown);
+  out();
 }
 
 function describe(grain: Grain, sensitivity: number): string {

@@ -1,7 +1,7 @@
 // The daemon under test, as a production process (`node dist/main.js`), with its JSON log lines,
 // its peak RSS (VmHWM) and an event-loop lag sampler reading its own /metrics.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { freePort } from "../../test/helpers/free-port.js";
@@ -22,28 +22,42 @@ export interface DaemonProcess {
   stop(): Promise<void>;
 }
 
-export async function startDaemonProcess(root: string, env: Record<string, string>): Promise<DaemonProcess> {
+/**
+ * How the daemon is started: `node dist/main.js` with the image's memory settings set here, or
+ * the README's `npm start` with only what that command sets itself (the daemon is then the
+ * `node dist/main.js` below npm and its shell; its figures are that process's).
+ */
+export type DaemonCommand = "node" | "npm-start";
+
+export async function startDaemonProcess(
+  root: string,
+  env: Record<string, string>,
+  command: DaemonCommand = "node",
+): Promise<DaemonProcess> {
   const port = await freePort();
   const key = "bench-scale-key-0123456789abcdef";
   const logs: Record<string, unknown>[] = [];
   const started = performance.now();
-  const child: ChildProcess = spawn(process.execPath, [path.join(root, "dist", "main.js")], {
-    cwd: root,
+  const { NODE_OPTIONS: _nodeOptions, MALLOC_ARENA_MAX: _arenas, ...inherited } = process.env;
+  const daemonEnv = {
+    ...inherited,
     // The image's memory settings (Dockerfile, chart values), unless BENCH_NODE_OPTIONS says otherwise.
-    env: {
-      ...process.env,
-      NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "--max-old-space-size=256 --max-semi-space-size=8",
-      MALLOC_ARENA_MAX: "2",
-      ...env,
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      API_KEYS: key,
-      SCAN_SCHEDULE: "off",
-      SCAN_ON_START: "false",
-      LOG_LEVEL: "info",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+    ...(command === "node"
+      ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "--max-old-space-size=256 --max-semi-space-size=8", MALLOC_ARENA_MAX: "2" }
+      : {}),
+    ...env,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    API_KEYS: key,
+    SCAN_SCHEDULE: "off",
+    SCAN_ON_START: "false",
+    LOG_LEVEL: "info",
+  };
+  const child: ChildProcess =
+    command === "node"
+      ? spawn(process.execPath, [path.join(root, "dist", "main.js")], { cwd: root, env: daemonEnv, stdio: ["ignore", "pipe", "pipe"] })
+      : // its own process group: stop() signals npm, its shell and the daemon at once, as Ctrl-C does
+        spawn("npm", ["start"], { cwd: root, env: daemonEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let buffered = "";
   child.stdout!.on("data", (chunk: Buffer) => {
     buffered += chunk.toString("utf8");
@@ -77,10 +91,11 @@ export async function startDaemonProcess(root: string, env: Record<string, strin
     await sleep(50);
   }
   const startupMs = performance.now() - started;
+  const pid = command === "node" ? child.pid! : await daemonBelow(child.pid!);
   return {
     base,
     key,
-    pid: child.pid!,
+    pid,
     logs,
     startupMs,
     get: (urlPath) => call("GET", urlPath),
@@ -94,11 +109,17 @@ export async function startDaemonProcess(root: string, env: Record<string, strin
     },
     post: (urlPath) => call("POST", urlPath),
     async peakRss() {
-      const status = await readFile(`/proc/${child.pid}/status`, "utf8");
+      const status = await readFile(`/proc/${pid}/status`, "utf8");
       const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
       return kb * 1024;
     },
     async stop() {
+      if (command === "npm-start") {
+        signalGroup(child.pid!, "SIGTERM");
+        for (let i = 0; i < 300 && alive(pid); i++) await sleep(100);
+        signalGroup(child.pid!, "SIGKILL");
+        return;
+      }
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.kill("SIGTERM");
@@ -106,6 +127,43 @@ export async function startDaemonProcess(root: string, env: Record<string, strin
       if (child.exitCode === null) child.kill("SIGKILL");
     },
   };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function signalGroup(leader: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-leader, signal);
+  } catch {
+    // the group is gone
+  }
+}
+
+/** The `node dist/main.js` process among the descendants of `ancestor` (npm, then its shell). */
+async function daemonBelow(ancestor: number): Promise<number> {
+  const parents = new Map<number, number>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // pid (comm) state ppid ...: comm may hold spaces, so read after its closing parenthesis
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    if (ppid) parents.set(Number(entry), ppid);
+  }
+  for (const [pid] of parents) {
+    let up = parents.get(pid);
+    while (up !== undefined && up !== ancestor) up = parents.get(up);
+    if (up !== ancestor) continue;
+    const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).split("\0").filter(Boolean);
+    if (argv.at(-1) === "dist/main.js") return pid;
+  }
+  throw new Error(`no node dist/main.js process below npm start (pid ${ancestor})`);
 }
 
 /** Samples nodejs_eventloop_lag_max_seconds (reset by each scrape) every `everyMs`, by phase. */

@@ -3,14 +3,19 @@
 // the production build of the daemon on PostgreSQL (DATABASE_URL) or the embedded store, three
 // scans through a proxy that resets connections, then autocannon against the daemon and a bare
 // Express server in the same run (API paths, and the pages `/` and `/metric/:name`). Prints every figure with its target, met or not.
+// Scans 2 and 3 run on unchanged data (incremental: they should read next to nothing), then rows
+// are appended to 10 of the tables and scan 4 must read those and agree with a full scan run by
+// the benchmark itself. Bytes read come from ClickHouse's system.query_log (warehouse-reads.ts).
 // A benchmark, not a test: the figures depend on the machine; the ratios are what compare.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
+import { executeScan } from "../../src/scan/execute-scan.js";
+import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import { findPackageRoot } from "../../src/store/package-root.js";
-import { execServer } from "../../src/warehouse/clickhouse-server.js";
+import { createServerWarehouse, execServer } from "../../src/warehouse/clickhouse-server.js";
 import { startFlakyProxy } from "../../test/helpers/flaky-proxy.js";
 import { writeCatalog } from "../bench-catalog.js";
 import { wideStatements } from "../wide-mode.js";
@@ -19,6 +24,7 @@ import { loadTest, pageSession } from "./load-test.js";
 import { printReport, type ScanFigures } from "./report.js";
 import { scaleMetrics } from "./scale-catalog.js";
 import { embeddedStore, postgresStore, type StoreHandle } from "./store-size.js";
+import { appendedTables, appendStatements, scanReads } from "./warehouse-reads.js";
 
 const progress = (line: string) => process.stderr.write(`[bench:scale] ${line}\n`);
 
@@ -31,6 +37,9 @@ const { values: args } = parseArgs({
     connections: { type: "string", default: process.env.BENCH_SCALE_CONNECTIONS ?? "100" },
     "drop-every": { type: "string", default: process.env.BENCH_SCALE_DROP_EVERY ?? "25" },
     idle: { type: "string", default: process.env.BENCH_SCALE_IDLE_SECONDS ?? "35" },
+    appended: { type: "string", default: process.env.BENCH_SCALE_APPENDED ?? "10" },
+    // start the daemon with the README's `npm start` instead of `node dist/main.js` + the image's settings
+    start: { type: "boolean", default: false },
   },
 });
 const n = (name: keyof typeof args) => Number(args[name]);
@@ -62,17 +71,24 @@ async function main(): Promise<void> {
     const proxy = dropEvery > 0 ? await startFlakyProxy(clickhouse, { dropEvery }) : null;
     if (proxy) cleanups.push(() => proxy.close());
 
+    const command = args.start ? "npm-start" : "node";
     progress(
-      `starting the daemon (node dist/main.js) on ${store.label}${proxy ? `, ClickHouse through a proxy resetting every ${dropEvery}th chunk` : ""}`,
+      `starting the daemon (${args.start ? "npm start" : "node dist/main.js"}) on ${store.label}${proxy ? `, ClickHouse through a proxy resetting every ${dropEvery}th chunk` : ""}`,
     );
-    const daemon = await startDaemonProcess(root, {
-      METRICS_DIR: metricsDir,
-      DATA_DIR: dataDir,
-      CLICKHOUSE_URL: proxy?.url ?? clickhouse,
-      ...(conn.username ? { CLICKHOUSE_USER: conn.username } : {}),
-      ...(conn.password ? { CLICKHOUSE_PASSWORD: conn.password } : {}),
-      ...(store.url ? { DATABASE_URL: store.url } : {}),
-    });
+    const daemon = await startDaemonProcess(
+      root,
+      {
+        METRICS_DIR: metricsDir,
+        DATA_DIR: dataDir,
+        CLICKHOUSE_URL: proxy?.url ?? clickhouse,
+        ...(conn.username ? { CLICKHOUSE_USER: conn.username } : {}),
+        ...(conn.password ? { CLICKHOUSE_PASSWORD: conn.password } : {}),
+        ...(store.url ? { DATABASE_URL: store.url } : {}),
+        // ClickHouse's accounting of what each scan read (system.query_log)
+        CLICKHOUSE_LOG_QUERIES: "true",
+      },
+      command,
+    );
     cleanups.unshift(() => daemon.stop());
     const compiled = daemon.logs.find((l) => l.msg === "catalogue compiled") as { ms: number; metrics: number; tests: number } | undefined;
     const lag = startLagSampler(daemon);
@@ -84,14 +100,22 @@ async function main(): Promise<void> {
     let previous: Map<string, string> | null = null;
     let size = await store.bytes();
     lag.setPhase("scanning");
-    for (let i = 1; i <= 3; i++) {
+    const appended = appendedTables(n("tables"), n("appended"));
+    let summary4: Record<string, number> | null = null;
+    for (let i = 1; i <= 4; i++) {
+      if (i === 4) {
+        progress(`appending 100 rows to ${appended.length} tables: ${appended.join(", ")}`);
+        await execServer(conn, appendStatements(db, appended, n("rows"), 100));
+      }
       const started = performance.now();
       const res = await daemon.post("/v1/reliability/scan?wait=true");
       const wallMs = performance.now() - started;
-      const scan = JSON.parse(res.text) as { scan_id: string; status: string; error: string | null };
+      const scan = JSON.parse(res.text) as { scan_id: string; status: string; error: string | null; summary: Record<string, number> };
       if (scan.status !== "succeeded") throw new Error(`scan ${i} ${scan.status}: ${scan.error}`);
+      if (i === 4) summary4 = scan.summary;
       const logged = (await daemon.waitForLog((l) => l.msg === "scan succeeded" && l.scan_id === scan.scan_id)) as
-        { seconds: Record<string, number>; series_queries?: number } | undefined;
+        | { seconds: Record<string, number>; incremental?: Record<string, number>; series_queries?: number; series_reused?: number }
+        | undefined;
       const statuses = new Map(
         (
           JSON.parse((await daemon.get("/v1/reliability/status")).text) as { metrics: { metric_name: string; status: string }[] }
@@ -99,20 +123,43 @@ async function main(): Promise<void> {
       );
       const changed = previous ? [...statuses].filter(([name, status]) => previous!.get(name) !== status).length : null;
       const bytes = await store.bytes();
+      const reads = await scanReads(conn, scan.scan_id, db);
       scans.push({
         n: i,
+        kind: i === 1 ? "first" : i === 4 ? "appended" : "unchanged",
         wallMs,
         seconds: logged?.seconds ?? {},
         seriesQueries: logged?.series_queries,
+        seriesReused: logged?.series_reused,
         growthBytes: bytes - size,
         changed,
+        reads,
+        ...(logged?.incremental ? { incremental: logged.incremental } : {}),
       });
       progress(
-        `scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, store +${bytes - size} bytes, status changes ${changed ?? "-"}`,
+        `scan ${i}: ${Math.round(wallMs)} ms, ${JSON.stringify(logged?.seconds)}, ${JSON.stringify(logged?.incremental)}, read ${reads.bytes} bytes in ${reads.queries} queries, store +${bytes - size} bytes, status changes ${changed ?? "-"}`,
       );
       size = bytes;
       previous = statuses;
     }
+    // The same catalogue read in full by the benchmark itself, straight from ClickHouse.
+    progress("a full scan of the same catalogue, for comparison");
+    const snapshot = await loadCatalogSnapshot(metricsDir, new Date(), { metricflowDatabase: "default" });
+    const direct = createServerWarehouse({ ...conn, name: "default", timeoutSeconds: 600 });
+    const full = await executeScan(snapshot, new Map([["default", direct]]), {
+      scanId: `bench-full-${tag}`,
+      concurrency: 4,
+      maxQuerySize: 262_144,
+      signal: new AbortController().signal,
+    }).finally(() => direct.close());
+    const fullStatuses = new Map(full.statuses.map((s) => [s.metric_name, s.status]));
+    const comparison = {
+      appended,
+      differing: [...fullStatuses].filter(([name, status]) => previous?.get(name) !== status).length,
+      summaryEqual: JSON.stringify(summary4) === JSON.stringify(full.summary),
+      fullSummary: full.summary,
+      incrementalSummary: summary4,
+    };
     const scanRss = await daemon.peakRss();
     lag.setPhase("idle-after");
     await sleep(n("idle") * 1000);
@@ -140,6 +187,7 @@ async function main(): Promise<void> {
       tables: n("tables"),
       rows: n("rows"),
       store: store.label,
+      command: args.start ? "npm start" : "node dist/main.js (the image's NODE_OPTIONS and MALLOC_ARENA_MAX)",
       tests: compiled?.tests ?? NaN,
       startupMs: daemon.startupMs,
       compileMs: compiled?.ms ?? NaN,
@@ -147,8 +195,11 @@ async function main(): Promise<void> {
       lagMs: { idle: Math.max(lag.maxMs("idle"), lag.maxMs("idle-after")), scanning: lag.maxMs("scanning"), load: lag.maxMs("load") },
       scanRss,
       peakRss,
+      // The embedded store's PostgreSQL (its worker thread) is part of the daemon's process.
+      rssTargetMb: store.url ? 400 : 600,
       dropped: proxy?.dropped() ?? 0,
       load,
+      comparison,
     });
   } finally {
     for (const cleanup of cleanups) await cleanup().catch((error: unknown) => progress(`cleanup: ${(error as Error).message}`));

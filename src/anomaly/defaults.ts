@@ -3,15 +3,20 @@ import type { AnomalySettings, Grain } from "./types.js";
 /**
  * Band half-width in robust deviations of the one-step prediction error, per grain. A month holds
  * 720 hourly buckets but 30 daily ones, so the same false alarms a month need a wider band hourly:
- * under calibrated Gaussian errors 3.5 gives 720 × 4.7e-4 ≈ 0.3 a month hourly and 3 gives
- * 30 × 2.7e-3 ≈ 0.08 daily (heavier tails widen the band by themselves: prediction-scale.ts).
- * docs/anomaly-eval.md measures the recall / false-alarm trade-off at 3 to 4.5.
+ * under calibrated Gaussian errors 3.25 gives 720 × 1.2e-3 ≈ 0.8 a month hourly and 2.9 gives
+ * 30 × 3.7e-3 ≈ 0.11 daily (heavier tails widen the band by themselves: prediction-scale.ts; two
+ * buckets in a row are flagged against a band 0.7 times as wide: pair-rule.ts).
+ * docs/anomaly-eval.md measures the recall / false-alarm trade-off around these values.
  */
-export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 3.5, day: 3 };
+export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 3.25, day: 2.9 };
 /** Default sensitivity of freshnessVerdict (robust deviations of the log gaps). */
 export const DEFAULT_FRESHNESS_SENSITIVITY = 4;
 
-/** Defaults per grain: 14 days of hours, 8 weeks of days (the day-of-week profile then has 8 samples). */
+/**
+ * Defaults per grain: 14 days of hours; 12 weeks of days, so each weekday's effect is a median of
+ * 12 (8 weeks: 0.897 recall at the same false alarms, 16 weeks: drift costs more than the profile
+ * gains; docs/anomaly-eval.md).
+ */
 export function defaultAnomalySettings(grain: Grain): Required<AnomalySettings> {
   return grain === "hour"
     ? {
@@ -25,7 +30,7 @@ export function defaultAnomalySettings(grain: Grain): Required<AnomalySettings> 
       }
     : {
         grain,
-        training_buckets: 56,
+        training_buckets: 84,
         detection_buckets: 7,
         sensitivity: DEFAULT_SENSITIVITY.day,
         seasonality: "auto",

@@ -1,3 +1,4 @@
+import { COUNT_EDGE_LIMIT, countLowerEdge, normalTail } from "./count-band.js";
 import type { ErrorScale } from "./prediction-scale.js";
 
 export interface BandModel {
@@ -53,7 +54,12 @@ export function bandInto(out: MutableBand, value: number, expected: number, scal
   const skew = model.poisson && variance > 0 ? (Math.max(0, k * k - 1) / 6) * (poisson / variance) : 0;
   const upper = expected + k * sd + skew;
   let lower = expected - k * sd;
-  if (model.poisson) lower = Math.max(0, Math.min(expected - (k * sd) / 2, lower + skew));
+  if (model.poisson) {
+    lower = Math.max(0, Math.min(expected - (k * sd) / 2, lower + skew));
+    // Few counts: the edge below from the exact tail (the normal edge never reaches a zero that
+    // the count's own distribution makes all but impossible).
+    if (poisson < COUNT_EDGE_LIMIT) lower = countLowerEdge(poisson, Math.max(sd * sd, poisson), normalTail(k));
+  }
   let deviations: number;
   if (value >= expected) deviations = upper > expected ? (k * (value - expected)) / (upper - expected) : 0;
   else deviations = expected > lower ? (-k * (expected - value)) / (expected - lower) : -k * ((expected - value) / sd);

@@ -13,7 +13,8 @@ import type { AnomalySettings, Grain, SeriesInput, SeriesKind, SeriesVerdict } f
  * and a band over the earlier span wherever `min_history` usable buckets precede it).
  *
  * Method (docs/anomaly-eval.md has its evaluation; series-run.ts runs it):
- * 1. Fit space: log1p for counts, log for positive values, else identity (transform.ts).
+ * 1. Fit space: log1p for counts, log for positive values (with a small offset when a few are 0),
+ *    else identity (transform.ts).
  * 2. Seasonality: as set, or under `auto` chosen once from the whole series by a χ² test of the
  *    hour-of-day and day-of-week effects (choose-seasonality.ts).
  * 3. Every week (168 hourly or 7 daily buckets) the profile is refitted on the window's usable
@@ -47,7 +48,7 @@ export function scoreSeries(input: SeriesInput, settings: AnomalySettings, kind:
   for (let i = 0; i < n; i++) y[i] = Number.isFinite(values[i]!) ? toFitSpace(space, values[i]!) : Number.NaN;
   const calendar = calendarOf(starts, cfg.grain);
   const wanted = resolveSeasonality(cfg.seasonality, cfg.grain, y, calendar, cfg.training_buckets);
-  const band: BandModel = { relative: space !== "identity", poisson: kind === "count" && space === "log1p", sensitivity: cfg.sensitivity };
+  const band: BandModel = { relative: space.log, poisson: space.counts, sensitivity: cfg.sensitivity };
   const run = new SeriesRun({ n, y, values, starts, calendar, space, band, wanted, settings: cfg, feedback: input.expected_starts });
   return run.score();
 }

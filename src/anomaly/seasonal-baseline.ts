@@ -43,6 +43,10 @@ export interface Workspace {
   rowKey: Float64Array;
   /** Usable buckets per row of the last collectRows. */
   rowCount: Int32Array;
+  /** Centre of each row in bucket index (hour 11.5 of a day, Thursday of a week). */
+  rowCentre: Float64Array;
+  /** Per usable bucket (as ws.index): the row levels interpolated at that bucket. */
+  base: Float64Array;
   rows: number;
 }
 
@@ -57,6 +61,8 @@ export function createWorkspace(capacity: number): Workspace {
     rowValue: new Float64Array(size),
     rowKey: new Float64Array(size),
     rowCount: new Int32Array(size),
+    rowCentre: new Float64Array(size),
+    base: new Float64Array(size),
     rows: 0,
   };
 }
@@ -93,8 +99,13 @@ export function fitBaseline(window: FitWindow, wanted: SeasonMode, ws: Workspace
   if (mode === "weekly" && !coversWeek(window, ws, count)) mode = grain === "hour" ? "daily" : "none";
   if (mode === "daily" && rows < 2) mode = "none";
 
-  // Rows first: each cycle's median level.
+  // Rows first: each cycle's median level. At day grain the week levels are interpolated between
+  // the weeks' centres, so that a trend within a week does not leak into the profile (with a 1%/day
+  // trend a week's Monday sits 3% below its week's median: an effect no weekday has). Within a day
+  // the same trend moves an hour by 1/24 of that, and interpolating day levels measured neutral.
   rowMedians(y, ws, count, rows, null, null);
+  // Hourly no row is a knot, so each day keeps its own median.
+  interpolateRows(ws, count, grain === "day" ? 4 : Infinity);
   const columns = grain === "hour" ? (mode === "none" ? null : fit.hourOfDay) : mode === "weekly" ? fit.dayOfWeek : null;
   if (columns === null) fit.mode = mode;
   const phaseOf = grain === "hour" ? calendar.hourOfDay : calendar.dayOfWeek;
@@ -175,6 +186,7 @@ function collectRows(window: FitWindow, ws: Workspace): number {
     if (key !== lastKey) {
       ws.rowKey[rows] = key;
       ws.rowCount[rows] = 0;
+      ws.rowCentre[rows] = window.grain === "hour" ? j - calendar.hourOfDay[j]! + 11.5 : j - calendar.dayOfWeek[j]! + 3;
       rows++;
       lastKey = key;
     }
@@ -210,12 +222,37 @@ function rowMedians(
 }
 
 /**
+ * ws.base[k] = the row levels (ws.rowValue) linearly interpolated between the rows' centres at
+ * usable bucket k, extrapolated along the nearest segment beyond the first and last centres.
+ * Knots are the rows with at least `minCount` usable buckets (a partial row's median is biased by
+ * the phases it lacks); with one knot the level is flat, with none each row's own median.
+ */
+export function interpolateRows(ws: Workspace, count: number, minCount: number): void {
+  const { rowValue, rowCentre, rowCount, base, segment, index } = ws;
+  const knots: number[] = [];
+  for (let r = 0; r < ws.rows; r++) if (rowCount[r]! >= minCount && Number.isFinite(rowValue[r]!)) knots.push(r);
+  if (knots.length < 2) {
+    for (let k = 0; k < count; k++) base[k] = knots.length === 1 ? rowValue[knots[0]!]! : rowValue[segment[k]!]!;
+    return;
+  }
+  let p = 0;
+  for (let k = 0; k < count; k++) {
+    const x = index[k]!;
+    while (p < knots.length - 2 && rowCentre[knots[p + 1]!]! < x) p++;
+    const left = knots[p]!;
+    const right = knots[p + 1]!;
+    const slope = (rowValue[right]! - rowValue[left]!) / (rowCentre[right]! - rowCentre[left]!);
+    base[k] = rowValue[left]! + (x - rowCentre[left]!) * slope;
+  }
+}
+
+/**
  * columns[p] = median over the window of (y - row level) at phase p, centred on their median.
  * A phase seen fewer than twice takes the mean of its nearest seen neighbours; false when none
  * or any phase lacks two samples (the caller may then drop the seasonality).
  */
 function columnEffects(y: Float64Array, ws: Workspace, count: number, phaseOf: Uint8Array, columns: Float64Array): boolean {
-  const { index, segment, a, b, rowValue } = ws;
+  const { index, a, b } = ws;
   const phases = columns.length;
   const counts = new Int32Array(phases + 1);
   for (let k = 0; k < count; k++) counts[phaseOf[index[k]!]! + 1]!++;
@@ -223,7 +260,7 @@ function columnEffects(y: Float64Array, ws: Workspace, count: number, phaseOf: U
   const cursor = counts.slice(0, phases);
   for (let k = 0; k < count; k++) {
     const j = index[k]!;
-    b[cursor[phaseOf[j]!]!++] = y[j]! - rowValue[segment[k]!]!;
+    b[cursor[phaseOf[j]!]!++] = y[j]! - ws.base[k]!;
   }
   let complete = true;
   for (let p = 0; p < phases; p++) {

@@ -5,6 +5,7 @@ import { LevelSmoother, type SmoothingCandidate } from "./level-smoother.js";
 import { errorScale, type ErrorSample, type ErrorScale } from "./prediction-scale.js";
 import { bandInto, newBand, type BandModel } from "./score-bucket.js";
 import { createWorkspace, fitBaseline, seasonOf, type BaselineFit, type SeasonMode } from "./seasonal-baseline.js";
+import { PAIR_RATIO, PairRule, type PairEdges } from "./pair-rule.js";
 import { medianInPlace } from "./select.js";
 import { fromFitSpace, type FitSpace } from "./transform.js";
 import type { AnomalySettings, BucketVerdict, Grain, SeriesVerdict } from "./types.js";
@@ -66,9 +67,16 @@ export class SeriesRun {
   private runAllZero = true;
   private readonly shifts: number[] = [];
   private readonly band = newBand();
+  /** The same bucket against the inner band of the pair rule (pair-rule.ts). */
+  private readonly inner = newBand();
+  private readonly pairs = new PairRule();
+  private readonly pairEdges: PairEdges = { lower: 0, upper: 0 };
+
+  private readonly innerModel: BandModel;
 
   constructor(private readonly input: RunInput) {
     const { n, y, settings } = input;
+    this.innerModel = { ...input.band, sensitivity: input.band.sensitivity * PAIR_RATIO };
     const w = settings.training_buckets;
     this.usable = new Uint8Array(n);
     this.yAdjusted = Float64Array.from(y);
@@ -110,11 +118,13 @@ export class SeriesRun {
       buckets[i] = verdict;
       if (!Number.isFinite(y[i]!)) {
         this.advanceLevel(i, false);
+        this.pairs.reset();
         continue;
       }
       if (this.inWindow < settings.min_history) {
         this.usable[i] = 1;
         this.endRun();
+        this.pairs.reset();
         continue;
       }
       const expected = this.scoreAt(i, value);
@@ -122,23 +132,31 @@ export class SeriesRun {
         this.usable[i] = 1;
         this.advanceLevel(i, true);
         this.endRun();
+        this.pairs.reset();
         continue;
       }
       const result = this.band;
-      const flagged = result.side !== 0 && !isFeedback;
+      const pair = this.pairs.observe(i, this.inner, this.pairEdges);
+      const side = result.side !== 0 ? result.side : pair;
+      const flagged = side !== 0 && !isFeedback;
       verdict.expected = expected;
-      verdict.lower = result.lower;
-      verdict.upper = result.upper;
+      // The band a bucket is judged against: the inner one when only the pair rule flags it.
+      const byPair = flagged && result.side === 0;
+      verdict.lower = byPair && side < 0 ? this.inner.lower : result.lower;
+      verdict.upper = byPair && side > 0 ? this.inner.upper : result.upper;
       verdict.deviations = result.deviations;
       verdict.anomalous = flagged;
       if (verdict.in_detection) {
         scored++;
         if (flagged) anomalous++;
       }
+      if (pair !== 0 && !isFeedback && this.flagPrevious(buckets[i - 1]!, i - 1, pair)) anomalous++;
       this.usable[i] = flagged ? 0 : 1;
-      this.recordError(i, flagged ? (result.side > 0 ? result.upper : result.lower) : value, expected);
+      this.recordError(i, flagged ? (side > 0 ? verdict.upper : verdict.lower) : value, expected);
       this.advanceLevel(i, !flagged);
-      this.track(i, result.side, isFeedback, value);
+      // A feedback bucket joins a run only beyond the full band, as before the pair rule: two
+      // moderate buckets, one marked expected, do not confirm a level shift.
+      this.track(i, flagged ? side : result.side, isFeedback, value, pair !== 0 && !isFeedback);
     }
     const fitMode = this.fit?.mode ?? this.input.wanted;
     return {
@@ -184,7 +202,24 @@ export class SeriesRun {
     const predicted = this.smoother.predict(this.fit.slope) + seasonOf(this.fit, calendar, i);
     this.predicted[i] = predicted;
     const expected = fromFitSpace(space, predicted);
-    return bandInto(this.band, value, expected, this.scale, band) ? expected : Number.NaN;
+    if (!bandInto(this.band, value, expected, this.scale, band)) return Number.NaN;
+    bandInto(this.inner, value, expected, this.scale, this.innerModel);
+    return expected;
+  }
+
+  /**
+   * The pair rule flags bucket j (the one before) too, against its inner band: it leaves training
+   * (its level update, clipped, has been made) and its error counts capped at that edge. Returns
+   * true when it is a detection bucket newly flagged.
+   */
+  private flagPrevious(before: BucketVerdict, j: number, side: number): boolean {
+    if (before.anomalous || before.feedback || before.expected === null) return false;
+    before.anomalous = true;
+    if (side > 0) before.upper = this.pairEdges.upper;
+    else before.lower = this.pairEdges.lower;
+    this.usable[j] = 0;
+    this.error[j] = (side > 0 ? before.upper! : before.lower!) - before.expected;
+    return before.in_detection;
   }
 
   /** Calibration: the bucket is predicted and its error recorded, but not judged (it trains). */
@@ -272,16 +307,17 @@ export class SeriesRun {
   }
 
   /** Follows runs of out-of-band buckets on one side and re-learns a level shift that persists. */
-  private track(i: number, side: number, isFeedback: boolean, value: number): void {
+  private track(i: number, side: number, isFeedback: boolean, value: number, pair: boolean): void {
     if (side === 0) {
       this.endRun();
       return;
     }
     if (this.runStart < 0 || this.runSide !== side) {
-      this.runStart = i;
+      // A pair starts its run at the bucket before.
+      this.runStart = pair ? i - 1 : i;
       this.runSide = side;
       this.runFeedback = false;
-      this.runAllZero = true;
+      this.runAllZero = !pair || this.input.values[i - 1] === 0;
     }
     this.runFeedback ||= isFeedback;
     this.runAllZero &&= value === 0;

@@ -45,7 +45,12 @@ export interface BucketVerdict {
   /** The bucket is in expected_starts. */
   feedback: boolean;
   in_detection: boolean;
-  /** Signed distance from `expected` in robust deviations (±sensitivity at the band's edges); null if not scored. */
+  /**
+   * Signed distance from `expected` in robust deviations (±sensitivity at the band's edges); null if
+   * not scored. A bucket flagged with its neighbour by the pair rule (pair-rule.ts) lies between 0.7
+   * and 1 times the sensitivity, and its `lower`/`upper` are that inner band's, so `anomalous`
+   * always means outside [`lower`, `upper`].
+   */
   deviations: number | null;
 }
 

@@ -37,12 +37,16 @@ const EnvSchema = z.object({
   CLICKHOUSE_URL: url.optional(),
   CLICKHOUSE_USER: z.string().optional(),
   CLICKHOUSE_PASSWORD: z.string().optional(),
+  /** log_queries=1 on the daemon's queries, so system.query_log accounts for what scans read */
+  CLICKHOUSE_LOG_QUERIES: bool.default(false),
   SCAN_SCHEDULE: z
     .string()
     .default("*/15 * * * *")
     .refine((s) => s === "off" || cron.validate(s), { message: "expected a cron expression or off" }),
   SCAN_ON_START: bool.default(true),
   SCAN_CONCURRENCY: int(1, 64).default(4),
+  /** checks on MergeTree tables whose parts did not change since the last pass keep its results */
+  SCAN_INCREMENTAL: bool.default(true),
   QUERY_TIMEOUT_SECONDS: int(1, 3600).default(60),
   MAX_QUERY_SIZE: int(1024, 1 << 30).default(262144),
   HISTORY_RETENTION_DAYS: int(1, 3650).default(90),

@@ -85,7 +85,8 @@ export function observeRows(test: InferredTest, total: number, parts: Parts): Ch
   }
 }
 
-function observeStaleness(maxSeconds: number, total: number, parts: Parts): CheckObservation {
+/** Exported for plan/reuse.ts: an unchanged table's newest timestamp is judged again with the current clock. */
+export function observeStaleness(maxSeconds: number, total: number, parts: Parts): CheckObservation {
   const allowed = formatDuration(maxSeconds);
   // On an empty table max() returns the type default (1970), which is not a real timestamp.
   if (total === 0) return measured(1, total, `no rows, so no freshness (allowed ${allowed})`);
@@ -94,5 +95,5 @@ function observeStaleness(maxSeconds: number, total: number, parts: Parts): Chec
   if (now == null) return notEvaluated("query returned no server time");
   const age = now - newest;
   const ageText = age < 0 ? `${formatDuration(-age)} in the future` : `${formatDuration(age)} old`;
-  return measured(age > maxSeconds ? 1 : 0, total, `newest row is ${ageText} (allowed ${allowed})`);
+  return { ...measured(age > maxSeconds ? 1 : 0, total, `newest row is ${ageText} (allowed ${allowed})`), newest };
 }

@@ -47,4 +47,9 @@ export interface CheckObservation {
   message: string;
   /** set when the planner adapted the check's sample query to the column types (join keys) */
   sample_sql?: string;
+  /**
+   * freshness only: the newest timestamp read (unix seconds), kept beside the result so that a
+   * scan of the unchanged table judges its age again without reading it (plan/reuse.ts)
+   */
+  newest?: number;
 }

@@ -63,7 +63,7 @@ function whereOf(group: TableGroup): { where: string | null; conditioned: boolea
 }
 
 /** A probe reads a Nullable column (or one whose type is unknown): it keeps its NULL guards. */
-function readsNullable(test: InferredTest, schema: WarehouseSchema): boolean {
+export function readsNullable(test: InferredTest, schema: WarehouseSchema): boolean {
   const tables = schema[test.datasource] ?? {};
   return test.columns.some((ref) => {
     const type = tables[ref.table]?.[ref.column];

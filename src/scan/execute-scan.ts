@@ -13,12 +13,14 @@ import type { InferredTest } from "../infer/types.js";
 import { withIsolation } from "../plan/isolate-plan.js";
 import { byScannedTable, mergePlans, planScan } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
+import type { CheckPass } from "../plan/reuse.js";
 import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { readAnomaliesFor, type AnomalyScanInput, type AnomalyScanOutcome } from "./anomaly-scan.js";
 import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
+import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 
 export interface ExecuteOptions {
@@ -30,6 +32,8 @@ export interface ExecuteOptions {
   onQuery?: (seconds: number) => void;
   /** anomaly rules: the feedback on their buckets, and the reuse of unchanged tables' series */
   anomalies?: AnomalyScanInput;
+  /** set: checks on tables unchanged since the previous pass keep its results (scan/incremental.ts) */
+  incremental?: IncrementalInput;
 }
 
 export interface ScanOutcome {
@@ -46,6 +50,10 @@ export interface ScanOutcome {
   isolationQueries: number;
   /** anomaly rules: the series read, the buckets flagged */
   anomalies: AnomalyScanOutcome;
+  /** incremental scans: what the store keeps beside each result (null: forget), the checks kept as they were, and the counts */
+  passes?: Map<string, CheckPass | null>;
+  unchanged?: Set<string>;
+  incremental?: IncrementalSummary;
 }
 
 /** The warehouse did not answer (connection lost, timeout, server down): the scan fails and statuses keep their last value. */
@@ -172,21 +180,39 @@ export async function executeScan(
   }
   const blocked = blockedMetrics(snapshot, sqlErrors);
   const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
+  const incremental = options.incremental
+    ? await startIncremental(tests, schema, warehouses, options.incremental, options).catch((error: unknown) => {
+        throw new WarehouseUnavailableError(`warehouse unavailable while reading table fingerprints: ${(error as Error).message}`, {
+          cause: error,
+        });
+      })
+    : null;
+  const toRead = incremental?.read ?? tests;
   const { plan, outcomes, isolationQueries } = await runPlan(
-    await planInSlices(tests, schema, options.maxQuerySize),
+    await planInSlices(toRead, schema, options.maxQuerySize),
     schema,
     warehouses,
     options,
   );
-  // Anomaly series: queries of their own (planScan leaves their checks out), judged below.
-  const anomalies = await readAnomaliesFor(tests, schema, warehouses, options);
+  // Anomaly series: queries of their own (planScan leaves their checks out), judged below. On an
+  // incremental scan, a table whose fingerprint is the held series' is judged again, not read.
+  const anomalies = await readAnomaliesFor(tests, schema, warehouses, {
+    ...options,
+    anomalies: {
+      ...options.anomalies,
+      ...(incremental
+        ? { fingerprints: incremental.fingerprintOf, ...(incremental.serverNow !== null ? { now: incremental.serverNow } : {}) }
+        : {}),
+    },
+  });
   if (options.signal.aborted) throw new Error("scan cancelled");
   const warehouseSeconds = (performance.now() - warehouseStarted) / 1000;
 
   const evaluateStarted = performance.now();
   const observations = await anomalies.judge();
   const observe = createObserver(plan, outcomes, schema);
-  await forEachSlice(tests, (slice) => observeInto(observations, slice, observe));
+  await forEachSlice(toRead, (slice) => observeInto(observations, slice, observe));
+  const kept = incremental?.finish(observations);
   const statuses: MetricStatus[] = [];
   const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
   await forEachSlice(
@@ -215,5 +241,6 @@ export async function executeScan(
     timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000, series: anomalies.seconds },
     isolationQueries,
     anomalies: anomalies.outcome(),
+    ...(incremental && kept ? { ...kept, incremental: incremental.summary } : {}),
   };
 }

@@ -7,11 +7,13 @@ import { feedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
+import { nextPass, type PreviousCheck } from "../plan/reuse.js";
 import type { SeriesCache } from "../read-model/series-cache.js";
 import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
 import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { executeScan } from "./execute-scan.js";
+import type { IncrementalInput } from "./incremental.js";
 import { currentProcess } from "./orphans.js";
 import type { ScanService } from "./types.js";
 
@@ -34,6 +36,8 @@ export interface ScanServiceOptions {
   concurrency: number;
   maxQuerySize: number;
   retentionDays: number;
+  /** SCAN_INCREMENTAL: checks on tables unchanged since the last pass keep its results (main.ts: on unless turned off) */
+  incremental?: boolean;
   /** after a scan is stored: the read model reloads from the store */
   afterScan?: () => Promise<unknown>;
   /** the observations the replica serves, for a run that joined a scan it did not start */
@@ -93,6 +97,24 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     retryTimer.unref();
   }
 
+  /** the last pass this replica knows, tagged with the newest succeeded scan it matches */
+  let lastPass: { scanId: string | null; checks: Map<string, PreviousCheck> } | null = null;
+  /** per catalogue snapshot: the checks' identities, computed again only when the schema changes */
+  const reuseCaches = new WeakMap<CatalogSnapshot, NonNullable<IncrementalInput["cache"]>>();
+
+  function reuseCache(snapshot: CatalogSnapshot): NonNullable<IncrementalInput["cache"]> {
+    let cache = reuseCaches.get(snapshot);
+    if (!cache) reuseCaches.set(snapshot, (cache = {}));
+    return cache;
+  }
+
+  /** This replica's last pass, or the store's when another replica (or a previous process) scanned since. */
+  async function previousPass(): Promise<Map<string, PreviousCheck>> {
+    const newest = (await store.newestSucceededScan())?.scan_id ?? null;
+    if (lastPass?.scanId !== newest) lastPass = { scanId: newest, checks: await store.readPasses() };
+    return lastPass.checks;
+  }
+
   async function execute(record: ScanRecord, abort: AbortController): Promise<Finished> {
     const started = performance.now();
     const log = logger.child({ scan_id: record.scan_id, trigger: record.trigger });
@@ -104,6 +126,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     heartbeat.unref();
     try {
       const snapshot = options.getSnapshot();
+      const previous = options.incremental ? await previousPass() : null;
       // Buckets people marked "expected" go back into training and never alert.
       const feedback = feedbackIndex(await store.anomalyFeedback());
       const outcome = await executeScan(snapshot, options.warehouses, {
@@ -113,6 +136,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
         anomalies: { feedback, ...(options.seriesCache ? { cache: options.seriesCache } : {}) },
+        ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
       const storeStarted = performance.now();
       const scan = await store.completeScan({
@@ -122,8 +146,15 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         statuses: outcome.statuses,
         summary: outcome.summary,
         anomalies: { flagged: outcome.anomalies.flagged, judged: outcome.anomalies.judged },
+        ...(outcome.passes ? { passes: outcome.passes } : {}),
+        ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
       });
       options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);
+      // What the store now holds, unless a later-started scan had already written newer results.
+      lastPass =
+        previous && outcome.passes && scan.results_written !== false
+          ? { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) }
+          : null;
       const storeSeconds = (performance.now() - storeStarted) / 1000;
       // The read model (and with it /metrics) follows the store: it reloads what was just written,
       // before the scan counts as done, so a caller told "succeeded" reads the new statuses.
@@ -144,7 +175,9 @@ export function createScanService(options: ScanServiceOptions): ScanService {
           summary: scan.summary,
           isolation_queries: outcome.isolationQueries,
           series_queries: outcome.anomalies.queries,
+          series_reused: outcome.anomalies.reused,
           anomalies_flagged: outcome.anomalies.flagged.length,
+          ...(outcome.incremental ? { incremental: outcome.incremental } : {}),
         },
         "scan succeeded",
       );

@@ -3,6 +3,7 @@
 // current statuses that changed, the scan row.
 import { writeAnomalyBuckets } from "./anomaly-store.js";
 import { checkId } from "./check-id.js";
+import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { SCAN_COLUMNS, toScanRecord, type ScanRow } from "./mapping.js";
 import type { Sql } from "./sql-session.js";
@@ -130,7 +131,13 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   // statuses or results back. It is still recorded as succeeded, with its own summary.
   const overtaken = await sql(`SELECT 1 FROM "scans" WHERE "status" = 'succeeded' AND "started_at" > $1 LIMIT 1`, [existing.started_at]);
   if (overtaken.rows.length === 0) {
-    await writeObservations(sql, scan, finishedAt);
+    // Results an incremental scan kept as they were are in the store as they are: not sent again.
+    const unchanged = scan.unchanged;
+    const changed = unchanged?.size
+      ? { ...scan, observations: new Map([...scan.observations].filter(([key]) => !unchanged.has(key))) }
+      : scan;
+    await writeObservations(sql, changed, finishedAt);
+    await writePasses(sql, scan);
     await writeStatuses(sql, scan, finishedAt);
     await writeAnomalyBuckets(sql, scan, finishedAt);
   }
@@ -143,5 +150,5 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
       [scan.scan_id, finishedAt, total, passing, failing, warning, scan.catalog.version],
     )
   ).rows;
-  return toScanRecord(row!);
+  return { ...toScanRecord(row!), results_written: overtaken.rows.length === 0 };
 }

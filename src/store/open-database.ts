@@ -2,7 +2,7 @@
 // data directory. Migrations run first, on a dedicated session, before Prisma sees the schema.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -10,8 +10,10 @@ import { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { applyMigrations, readMigrations, type MigrationReport, type SqlSession } from "./migrate.js";
 import { defaultMigrationsDir } from "./package-root.js";
+import { openThreadedPGlite } from "./open-pglite.js";
 import { pgliteSessions, postgresSessions, type SqlSessions } from "./sql-session.js";
 import { describeError, StoreError } from "./store-error.js";
+import type { ThreadedPGlite } from "./threaded-pglite.js";
 
 export interface OpenOptions {
   databaseUrl?: string | undefined;
@@ -97,30 +99,40 @@ async function migratePostgres(factory: PrismaPg, files: Awaited<ReturnType<type
 
 async function openPglite(dataDir: string, files: Awaited<ReturnType<typeof readMigrations>>, logger?: Logger): Promise<Database> {
   const dir = path.resolve(dataDir, "pglite");
-  let db: PGlite;
+  let db: ThreadedPGlite;
   try {
-    // PGlite does not create parent folders.
+    // PGlite does not create parent folders (an empty folder is where initdb's result goes).
     await mkdir(dir, { recursive: true });
-    db = await PGlite.create(dir);
+    // PostgreSQL runs in a worker thread: a long statement does not hold the event loop.
+    db = await openThreadedPGlite(dir);
   } catch (error) {
     throw new StoreError(`cannot open the embedded database in ${dir}: ${describeError(error)}`, { cause: error });
   }
   let migrations: MigrationReport;
   try {
-    // One connection only; PGlite's exec runs multi-statement SQL.
-    const session: SqlSession = {
-      exec: async (sql) => void (await db.exec(sql)),
-      query: async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) => (await db.query<T>(sql, params)).rows,
-    };
-    migrations = await applyMigrations(session, files, logger);
+    // One connection only; exec runs multi-statement SQL.
+    migrations = await db.session((statements) =>
+      applyMigrations(
+        {
+          exec: (sql) => statements.exec(sql),
+          query: async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []) =>
+            (await statements.query<T>(sql, params)).rows,
+        },
+        files,
+        logger,
+      ),
+    );
   } catch (error) {
     await db.close().catch(() => undefined);
     throw storeOpenError("embedded PGlite", error);
   }
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(db), errorFormat: "minimal", transactionOptions: TRANSACTION_OPTIONS });
+  // The adapter needs only PGlite's query/exec/transaction, which the threaded client has (same base class).
+  const adapter = new PrismaPGlite(db as unknown as PGlite);
+  const prisma = new PrismaClient({ adapter, errorFormat: "minimal", transactionOptions: TRANSACTION_OPTIONS });
   const close = async () => {
     await prisma.$disconnect();
-    if (!db.closed) await db.close();
+    // A clean shutdown of the worker's PostgreSQL: nothing to recover at the next start.
+    await db.close();
   };
   return { prisma, sessions: pgliteSessions(db), kind: "pglite", migrations, close };
 }

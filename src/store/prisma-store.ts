@@ -3,6 +3,7 @@
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { insertAnomalyFeedback, readAnomalyBuckets, readAnomalyFeedback } from "./anomaly-store.js";
+import { readPasses } from "./check-passes.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
@@ -175,6 +176,11 @@ class PrismaStore implements Store {
 
   newestSucceededScan() {
     return guard("newestSucceededScan", () => this.read(newestSucceededScan));
+  }
+
+  readPasses() {
+    // One snapshot: a result and its basis are only valid together.
+    return guard("readPasses", () => this.read(readPasses));
   }
 
   readState(options: { historyLimit: number }) {

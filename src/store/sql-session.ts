@@ -2,8 +2,8 @@
 // transaction: tens of thousands of rows travel as array parameters and come back as plain rows,
 // without the ORM's per-row mapping on the event loop or its query engine's memory.
 // Only src/store uses this; everything else goes through the Store interface.
-import type { PGlite, Transaction } from "@electric-sql/pglite";
 import type pg from "pg";
+import type { ThreadedPGlite } from "./threaded-pglite.js";
 
 export interface SqlResult<T> {
   rows: T[];
@@ -68,17 +68,33 @@ export function postgresSessions(pool: pg.Pool): SqlSessions {
   };
 }
 
-export function pgliteSessions(db: PGlite): SqlSessions {
+/**
+ * The embedded store: a transaction the worker runs statement by statement (threaded-pglite.ts),
+ * exclusive with Prisma's queries on the same single connection.
+ */
+export function pgliteSessions(db: ThreadedPGlite): SqlSessions {
   return {
-    async transaction(options, run) {
-      // PGlite is one connection: its transaction() holds it exclusively until it ends.
-      return db.transaction(async (tx: Transaction) => {
-        if (options.snapshot) await tx.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    transaction(options, run) {
+      return db.session(async (statements) => {
+        await statements.exec(options.snapshot ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
+        // A statement stuck in WebAssembly cannot be cancelled: past the timeout `run` may go on,
+        // and what it sends after the ROLLBACK would run outside the transaction. It is refused.
+        let open = true;
         const sql: Sql = async <T>(text: string, params?: unknown[]) => {
-          const result = await tx.query<T>(text, params);
-          return { rows: result.rows, rowCount: result.affectedRows ?? 0 };
+          if (!open) throw new Error("the transaction is closed (it timed out or failed)");
+          const result = await statements.query<T>(text, params);
+          return { rows: result.rows, rowCount: result.affectedRows };
         };
-        return within(options.timeoutMs, run(sql));
+        try {
+          const value = await within(options.timeoutMs, run(sql));
+          open = false;
+          await statements.exec("COMMIT");
+          return value;
+        } catch (error) {
+          open = false;
+          await statements.exec("ROLLBACK").catch(() => undefined);
+          throw error;
+        }
       });
     },
   };

@@ -3,6 +3,7 @@
 import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
+import type { CheckPass, PreviousCheck } from "../plan/reuse.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -18,6 +19,11 @@ export interface ScanRecord {
   summary: { total: number; passing: number; failing: number; warning: number } | null;
   /** hash of the catalogue a succeeded scan ran; null otherwise */
   catalog_version: string | null;
+  /**
+   * completeScan only: false when a scan that started later had already succeeded, so this
+   * scan's results were not written (they are older than the store's)
+   */
+  results_written?: boolean;
 }
 
 /**
@@ -102,6 +108,10 @@ export interface FinishedScan {
    * buckets flagged before and not now stop being active). Absent: nothing to write.
    */
   anomalies?: { flagged: readonly FlaggedBucket[]; judged: readonly string[] };
+  /** incremental scans: the basis each observed check was measured under; null forgets it. Unset (a full scan): every basis is forgotten */
+  passes?: ReadonlyMap<string, CheckPass | null>;
+  /** incremental scans: checks whose result and basis are the previous pass's, unchanged: not written again */
+  unchanged?: ReadonlySet<string>;
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
@@ -147,6 +157,8 @@ export interface Store {
   statusHistory(metric: string, limit: number): Promise<StatusPeriod[]>;
   /** The newest succeeded scan: one indexed row, cheap enough to poll. */
   newestSucceededScan(): Promise<ScanRecord | null>;
+  /** Each check's current result with the basis it was measured under (incremental scans), by key. */
+  readPasses(): Promise<Map<string, PreviousCheck>>;
   /** What a read model needs, read in pages (yielding between them) from one consistent snapshot. */
   readState(options: { historyLimit: number }): Promise<ReadState>;
   /** Every "expected" mark on anomaly buckets (a scan passes them to the scoring). */

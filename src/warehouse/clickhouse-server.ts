@@ -17,6 +17,8 @@ export interface ServerConnection {
 export interface ServerWarehouseOptions extends ServerConnection {
   name: string;
   timeoutSeconds: number;
+  /** log_queries=1 on every query: system.query_log then accounts for what each read (off by default on 18.16) */
+  logQueries?: boolean;
   logger?: Pick<Logger, "debug" | "warn">;
 }
 
@@ -84,6 +86,7 @@ export function createServerWarehouse(options: ServerWarehouseOptions): Warehous
           max_execution_time: timeout,
           // 64-bit integers as strings on every server version (newer servers default to numbers).
           output_format_json_quote_64bit_integers: 1,
+          ...(options.logQueries ? { log_queries: 1 } : {}),
         },
       });
       const rows = await result.json<Row>();

@@ -9,13 +9,18 @@ import { seedDemoDataset } from "./demo-dataset.js";
 import { DEFAULT_RETRY, withRetries } from "./retrying.js";
 import type { Warehouse } from "./warehouse.js";
 
-type WarehouseConfig = Pick<Config, "datasources" | "DATA_DIR" | "QUERY_TIMEOUT_SECONDS">;
+type WarehouseConfig = Pick<Config, "datasources" | "DATA_DIR" | "QUERY_TIMEOUT_SECONDS"> & Partial<Pick<Config, "CLICKHOUSE_LOG_QUERIES">>;
 
 export async function createWarehouses(config: WarehouseConfig, logger: Logger): Promise<Map<string, Warehouse>> {
   const warehouses = new Map<string, Warehouse>();
   for (const source of config.datasources) {
     const log = logger.child({ datasource: source.name });
-    const server = createServerWarehouse({ ...source, timeoutSeconds: config.QUERY_TIMEOUT_SECONDS, logger: log });
+    const server = createServerWarehouse({
+      ...source,
+      timeoutSeconds: config.QUERY_TIMEOUT_SECONDS,
+      logQueries: config.CLICKHOUSE_LOG_QUERIES ?? false,
+      logger: log,
+    });
     warehouses.set(
       source.name,
       withRetries(server, { ...DEFAULT_RETRY, timeoutSeconds: config.QUERY_TIMEOUT_SECONDS }, ({ queryId, attempt, error }) =>

@@ -3,6 +3,7 @@ import { calendarOf } from "../../src/anomaly/calendar.js";
 import { chooseSeasonality, seasonalThreshold } from "../../src/anomaly/choose-seasonality.js";
 import { LevelSmoother } from "../../src/anomaly/level-smoother.js";
 import { createWorkspace, fitBaseline } from "../../src/anomaly/seasonal-baseline.js";
+import { fitSpaceOf, fromFitSpace, toFitSpace } from "../../src/anomaly/transform.js";
 import { noise, startsOf } from "./series-fixtures.js";
 
 const hourly = (days: number, daily: number, weekend: number, sd: number, seed = 3) => {
@@ -76,6 +77,21 @@ describe("fitBaseline", () => {
     expect(fit.slope).toBeCloseTo(0.001, 4);
   });
 
+  it("at day grain keeps a trend out of the weekday effects (week levels interpolated between the weeks' centres)", () => {
+    // 1% a day and weekends 20% / 30% down, on a log scale; 12 weeks. Off each week's median a
+    // Monday would read 3% low and a Friday 1% high; off the interpolated levels they are exact.
+    const n = 84;
+    const weekend = [0, 0, 0, 0, 0, Math.log(0.8), Math.log(0.7)];
+    const y = Float64Array.from({ length: n }, (_, i) => 5 + 0.01 * i + weekend[i % 7]!);
+    const calendar = calendarOf(startsOf(n, "day"), "day");
+    const fit = fitBaseline({ y, usable: new Uint8Array(n).fill(1), calendar, grain: "day", from: 0, to: n }, "weekly", createWorkspace(n));
+    expect(fit.mode).toBe("weekly");
+    for (let d = 1; d < 5; d++) expect(fit.dayOfWeek[d]! - fit.dayOfWeek[0]!).toBeCloseTo(0, 9);
+    expect(fit.dayOfWeek[5]! - fit.dayOfWeek[0]!).toBeCloseTo(Math.log(0.8), 9);
+    expect(fit.dayOfWeek[6]! - fit.dayOfWeek[0]!).toBeCloseTo(Math.log(0.7), 9);
+    expect(fit.slope).toBeCloseTo(0.01, 9);
+  });
+
   it("falls back to a simpler term when the window cannot carry the one asked for", () => {
     const y = Float64Array.from({ length: 3 * 24 }, (_, i) => Math.sin(i));
     const fit = fitBaseline(
@@ -133,5 +149,27 @@ describe("LevelSmoother", () => {
     expect(smoother.predict(0)).toBeCloseTo(122, 0);
     smoother.shift(-100);
     expect(smoother.predict(0)).toBeCloseTo(22, 0);
+  });
+});
+
+describe("fit space", () => {
+  it("fits counts on log1p, positive values on log, signed values as they are", () => {
+    expect(fitSpaceOf([0, 3, 5], "count")).toEqual({ log: true, offset: 1, counts: true });
+    expect(fitSpaceOf([2, 3, 5], "value")).toEqual({ log: true, offset: 0, counts: false });
+    expect(fitSpaceOf([-2, 3, 5], "value")).toEqual({ log: false, offset: 0, counts: false });
+    expect(fitSpaceOf([-2, 3, 5], "count")).toEqual({ log: false, offset: 0, counts: false });
+  });
+
+  it("keeps a positive value series with a few zeros (a missing load) on the log scale, offset by 1% of its median", () => {
+    const values = Array.from({ length: 100 }, (_, i) => (i === 50 ? 0 : 100 + (i % 10)));
+    const space = fitSpaceOf(values, "value");
+    expect(space).toEqual({ log: true, offset: 1.05, counts: false });
+    // The zero reads as a drop of log(105 / 1.05) ≈ 4.6 on the log scale, and maps back to 0.
+    expect(toFitSpace(space, 105) - toFitSpace(space, 0)).toBeCloseTo(Math.log(105 / 1.05) + Math.log(1 + 1.05 / 105), 12);
+    expect(fromFitSpace(space, toFitSpace(space, 0))).toBeCloseTo(0, 12);
+    expect(fromFitSpace(space, toFitSpace(space, 123.4))).toBeCloseTo(123.4, 10);
+    // More than 5% zeros: a sparse sum, fitted as it is.
+    const sparse = values.map((v, i) => (i % 10 === 0 ? 0 : v));
+    expect(fitSpaceOf(sparse, "value")).toEqual({ log: false, offset: 0, counts: false });
   });
 });

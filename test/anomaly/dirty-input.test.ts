@@ -85,8 +85,8 @@ describe("scoreSeries on dirty input", () => {
       relearn_buckets: 0,
     };
     expect(resolveSettings(settings)).toMatchObject({
-      training_buckets: 56,
-      sensitivity: 3,
+      training_buckets: 84,
+      sensitivity: 2.9,
       min_history: 21,
       relearn_buckets: 4,
       detection_buckets: 1e9,

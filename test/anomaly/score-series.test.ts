@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
+import { PAIR_RATIO } from "../../src/anomaly/pair-rule.js";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { AnomalySettings, SeriesVerdict } from "../../src/anomaly/types.js";
 import { dailyRevenue, hourlyOrders, noise, startsOf } from "./series-fixtures.js";
@@ -81,6 +82,35 @@ describe("scoreSeries: the method", () => {
     expect(flagged(verdict)).toEqual([spike, drop]);
     expect(verdict.buckets[spike]!.deviations!).toBeGreaterThan(4);
     expect(verdict.buckets[drop]!.deviations!).toBeLessThan(-4);
+  });
+
+  it("flags two buckets in a row beyond the inner band on one side, but not one alone, and reports the inner band for them", () => {
+    const values = hourlyOrders(28);
+    const starts = startsOf(values.length, "hour");
+    const settings = hour(24 * 7);
+    const t = 24 * 24 + 10;
+    // Each bucket 85% of the way to its band's lower edge: inside the band, beyond the inner one.
+    const plant = (series: number[], i: number) => {
+      const b = scoreSeries({ starts, values: series }, settings, "count").buckets[i]!;
+      series[i] = b.expected! - 0.85 * (b.expected! - b.lower!);
+    };
+    const single = values.slice();
+    plant(single, t);
+    expect(flagged(scoreSeries({ starts, values: single }, settings, "count"))).toEqual([]);
+    const pair = single.slice();
+    plant(pair, t + 1);
+    const verdict = scoreSeries({ starts, values: pair }, settings, "count");
+    expect(flagged(verdict)).toEqual([t, t + 1]);
+    for (const i of [t, t + 1]) {
+      const b = verdict.buckets[i]!;
+      expect(b.value).toBeLessThan(b.lower!);
+      expect(b.deviations!).toBeGreaterThan(-settings.sensitivity);
+      expect(b.deviations!).toBeLessThan(-PAIR_RATIO * settings.sensitivity);
+    }
+    // Feedback on the second bucket: it is expected, so there is no pair; both keep the full band.
+    const confirmed = scoreSeries({ starts, values: pair, expected_starts: new Set([starts[t + 1]!]) }, settings, "count");
+    expect(flagged(confirmed)).toEqual([]);
+    for (const i of [t, t + 1]) expect(confirmed.buckets[i]!.value).toBeGreaterThan(confirmed.buckets[i]!.lower!);
   });
 
   it("keeps a flagged bucket out of training: the band after an incident is as narrow as without it", () => {

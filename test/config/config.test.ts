@@ -19,6 +19,14 @@ describe("loadConfig", () => {
     expect(config.REQUEST_BODY_LIMIT_BYTES).toBe(16_384);
     expect(config.REQUEST_TIMEOUT_SECONDS).toBe(30);
     expect(config.SCAN_WAIT_TIMEOUT_SECONDS).toBe(600);
+    expect(config.SCAN_INCREMENTAL).toBe(true);
+    expect(config.CLICKHOUSE_LOG_QUERIES).toBe(false);
+  });
+
+  it("SCAN_INCREMENTAL=false turns incremental scans off; CLICKHOUSE_LOG_QUERIES turns query logging on", () => {
+    expect(loadConfig({ SCAN_INCREMENTAL: "false" }).SCAN_INCREMENTAL).toBe(false);
+    expect(loadConfig({ CLICKHOUSE_LOG_QUERIES: "true" }).CLICKHOUSE_LOG_QUERIES).toBe(true);
+    expect(() => loadConfig({ SCAN_INCREMENTAL: "sometimes" })).toThrow(/SCAN_INCREMENTAL: expected true or false/);
   });
 
   it("METRICFLOW_DATABASE: set, else the ClickHouse connection's database, else default", () => {

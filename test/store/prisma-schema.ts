@@ -84,11 +84,13 @@ export function expectedTables(schema: string): ExpectedTable[] {
         const tz = /^@db\.Timestamptz\((\d+)\)$/.exec(attr);
         if (map) column.name = map[1]!;
         else if (tz) Object.assign(column, { type: "timestamp with time zone", precision: Number(tz[1]) });
-        else if (attr === "@id") primaryKey = [field!];
+        else if (attr === "@id")
+          continue; // below, once @map has named the column
         else if (attr === "@default(autoincrement())") column.default = "autoincrement";
         else if (attr === "@default(now())") column.default = "now";
         else throw new Error(`unsupported attribute ${attr} on ${model}.${field}`);
       }
+      if (attrs.some((attr) => attr === "@id")) primaryKey = [column.name];
       fieldToColumn.set(field!, column.name);
       columns.push(column);
     }
