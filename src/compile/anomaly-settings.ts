@@ -32,16 +32,16 @@ export interface AnomalyDefaults {
 
 /**
  * Per grain:
- * - spans that let the method see each grain's seasonality: 8 weeks of days (8 of each weekday),
- *   4 weeks of hours (4 of each hour of the week, 28 of each hour of the day);
- * - two detection buckets: an incident stays visible a while after its bucket completes;
- * - the sensitivity the anomaly stage is calibrated with (src/anomaly/defaults.ts
- *   DEFAULT_SENSITIVITY: a month has 720 hours but 30 days, so hours need a wider band for the
- *   same false alarms; docs/anomaly-eval.md). A test holds the two equal.
+ * - the training span and sensitivity the anomaly stage is calibrated with (src/anomaly/defaults.ts
+ *   defaultAnomalySettings, measured in docs/anomaly-eval.md): 12 weeks of days (each weekday's
+ *   effect a median of 12), 2 weeks of hours; a month has 720 hours but 30 days, so hours need a
+ *   wider band for the same false alarms. A test holds these equal to the stage's;
+ * - two detection buckets: an incident stays visible a while after its bucket completes (the
+ *   stage's own default, a week of days, would keep a metric degraded for a week).
  */
 export const GRAIN_DEFAULTS: Record<AnomalyGrain, { training_buckets: number; detection_buckets: number; sensitivity: number }> = {
-  day: { training_buckets: 56, detection_buckets: 2, sensitivity: 3 },
-  hour: { training_buckets: 672, detection_buckets: 2, sensitivity: 3.5 },
+  day: { training_buckets: 84, detection_buckets: 2, sensitivity: 2.9 },
+  hour: { training_buckets: 336, detection_buckets: 2, sensitivity: 3.25 },
 };
 /** freshnessVerdict's calibrated default (src/anomaly/defaults.ts DEFAULT_FRESHNESS_SENSITIVITY). */
 export const FRESHNESS_SENSITIVITY = 4;

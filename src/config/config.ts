@@ -69,11 +69,11 @@ const EnvSchema = z.object({
   // Anomaly rules' defaults; a metric's `anomalies:` block overrides each (see README "Anomalies").
   ANOMALY_DETECTION: bool.default(true),
   ANOMALY_GRAIN: z.enum(ANOMALY_GRAINS, { error: `expected one of ${ANOMALY_GRAINS.join("|")}` }).default("day"),
-  /** unset: the grain's default (56 days, 672 hours) */
+  /** unset: the grain's default (84 days, 336 hours) */
   ANOMALY_TRAINING_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
   /** unset: 2 */
   ANOMALY_DETECTION_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
-  /** unset: each rule's calibrated default (series 3 by day, 3.5 by hour; freshness 4) */
+  /** unset: each rule's calibrated default (series 2.9 by day, 3.25 by hour; freshness 4) */
   ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).optional(),
   ANOMALY_SEASONALITY: z.enum(ANOMALY_SEASONALITIES, { error: `expected one of ${ANOMALY_SEASONALITIES.join("|")}` }).default("auto"),
 });

@@ -22,7 +22,7 @@ export function anomalySeverity(ir: MetricIR): Severity {
   return ir.anomalies?.severity === "high" ? "HIGH" : "MEDIUM";
 }
 
-/** "per day, 56 training + 2 detection buckets, sensitivity 3, seasonality auto" */
+/** "per day, 84 training + 2 detection buckets, sensitivity 2.9, seasonality auto" */
 export function settingsText(s: SeriesSettings): string {
   return `per ${s.grain}, ${s.training_buckets} training + ${s.detection_buckets} detection buckets, sensitivity ${s.sensitivity}, seasonality ${s.seasonality}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCatalog } from "../../src/catalog/parse-catalog.js";
-import { DEFAULT_FRESHNESS_SENSITIVITY, DEFAULT_SENSITIVITY } from "../../src/anomaly/defaults.js";
+import { DEFAULT_FRESHNESS_SENSITIVITY, DEFAULT_SENSITIVITY, defaultAnomalySettings } from "../../src/anomaly/defaults.js";
 import { FRESHNESS_SENSITIVITY, GRAIN_DEFAULTS } from "../../src/compile/anomaly-settings.js";
 import { compileCatalog, compileMetric } from "../../src/compile/compile.js";
 import { declaredNonNegative } from "../../src/compile/measure-hints.js";
@@ -86,9 +86,9 @@ describe("compileMetric", () => {
       anomalies: {
         enabled: true,
         grain: "day",
-        training_buckets: 56,
+        training_buckets: 84,
         detection_buckets: 2,
-        sensitivity: 3,
+        sensitivity: 2.9,
         freshness_sensitivity: 4,
         seasonality: "auto",
         severity: "medium",
@@ -152,29 +152,31 @@ describe("compileMetric", () => {
     expect(a).toEqual({
       enabled: true,
       grain: "hour",
-      training_buckets: 672,
+      training_buckets: 336,
       detection_buckets: 3,
       sensitivity: 4.5,
       freshness_sensitivity: 4.5,
       seasonality: "weekly",
       severity: "high",
     });
-    expect(b).toMatchObject({ enabled: false, grain: "day", training_buckets: 56 });
+    expect(b).toMatchObject({ enabled: false, grain: "day", training_buckets: 84 });
     // No timestamp: no series to read.
     expect(c).toMatchObject({ enabled: false });
     expect(d).toMatchObject({ enabled: true, training_buckets: 90, detection_buckets: 10_000, severity: "medium" });
     // Sensitivity left out everywhere: each rule's calibrated default.
     const calibrated = compileCatalog(catalog.metrics, { ...defaults, sensitivity: null }).map((x) => x.anomalies);
     expect(calibrated[0]).toMatchObject({ grain: "hour", sensitivity: 4.5 });
-    expect(calibrated[1]).toMatchObject({ grain: "day", sensitivity: 3, freshness_sensitivity: 4 });
+    expect(calibrated[1]).toMatchObject({ grain: "day", sensitivity: 2.9, freshness_sensitivity: 4 });
     // Switched off globally: off unless a metric says enabled: true (none here).
     const off = compileCatalog(catalog.metrics, { ...defaults, enabled: false }).map((ir) => ir.anomalies!.enabled);
     expect(off).toEqual([false, false, false, false]);
   });
 
-  it("defaults the sensitivity per grain as the anomaly stage is calibrated", () => {
-    expect(GRAIN_DEFAULTS.day.sensitivity).toBe(DEFAULT_SENSITIVITY.day);
-    expect(GRAIN_DEFAULTS.hour.sensitivity).toBe(DEFAULT_SENSITIVITY.hour);
+  it("defaults the training span and sensitivity per grain as the anomaly stage is calibrated", () => {
+    for (const grain of ["day", "hour"] as const) {
+      expect(GRAIN_DEFAULTS[grain].sensitivity).toBe(DEFAULT_SENSITIVITY[grain]);
+      expect(GRAIN_DEFAULTS[grain].training_buckets).toBe(defaultAnomalySettings(grain).training_buckets);
+    }
     expect(FRESHNESS_SENSITIVITY).toBe(DEFAULT_FRESHNESS_SENSITIVITY);
   });
 

@@ -57,7 +57,7 @@ const columns = (table: string, list: string[], missing: string[] = []): Expecte
  * judge (test/correctness/anomaly-rules.test.ts plants anomalies in weeks of history).
  */
 const young = (rule: string, on: string): Expected =>
-  other(rule, on, "passing", 0, 0, /^not applicable: not enough history yet \(\d+ complete days? with a value in the 58-day window\)$/);
+  other(rule, on, "passing", 0, 0, /^not applicable: not enough history yet \(\d+ complete days? with a value in the 86-day window\)$/);
 const noRows = (rule: string, on: string): Expected =>
   other(rule, on, "passing", 0, 0, "not applicable: no rows in the history window (by day), nothing to compare");
 

@@ -65,7 +65,7 @@ function expected(db: string): Finding[] {
       "freshness_anomaly",
       "fct_id_verifications",
       "",
-      "now() - max(ds) within the gaps between its rows over 8w, sensitivity 4",
+      "now() - max(ds) within the gaps between its rows over 12w, sensitivity 4",
       "failing",
       1,
       1,
@@ -73,7 +73,7 @@ function expected(db: string): Finding[] {
     ["timestamp_not_future", "fct_revenue", "", "created_at <= now() + 300", "failing", 1, 30],
   ];
   // Every test under the dropped column's filter could not run, and says why.
-  const SERIES = "per day, 56 training + 2 detection buckets, sensitivity 3, seasonality auto";
+  const SERIES = "per day, 84 training + 2 detection buckets, sensitivity 2.9, seasonality auto";
   const underMissingFilter: [string, string][] = [
     ["table_not_empty", "count() > 0"],
     ["measure_not_null", "booking_value IS NOT NULL"],

@@ -51,10 +51,10 @@ describeCombinations("anomaly series and feedback", (combination) => {
     const [volume, ...more] = await series(PLANTED_ANOMALIES.volume.metric);
     expect(more).toEqual([]); // a row count is the volume series: no metric_value series beside it
     expect(volume).toMatchObject({ rule: "volume_anomaly", measure: "rows", grain: "day" });
-    // 56 training + 2 detection days, ending yesterday.
-    expect(volume!.buckets).toHaveLength(58);
+    // 84 training + 2 detection days, ending yesterday.
+    expect(volume!.buckets).toHaveLength(86);
     expect(volume!.buckets.at(-1)!.start).toBe(dayStart(1));
-    expect(volume!.buckets[0]!.start).toBe(dayStart(58));
+    expect(volume!.buckets[0]!.start).toBe(dayStart(86));
     for (const [i, b] of volume!.buckets.entries()) {
       expect(Object.keys(b).sort()).toEqual(BUCKET_FIELDS);
       expect(b.start).toMatch(ISO);
@@ -65,8 +65,11 @@ describeCombinations("anomaly series and feedback", (combination) => {
     expect(flagged.map((b) => [b.start, b.value])).toEqual([[dayStart(2), PLANTED_ANOMALIES.volume.value]]);
     expect(flagged[0]!.lower!).toBeGreaterThan(PLANTED_ANOMALIES.volume.value);
     expect(flagged[0]!.expected!).toBeGreaterThan(flagged[0]!.lower!);
-    // The data begins 69 days back: the oldest buckets of the span are real history, scored once enough precedes them.
-    expect(volume!.buckets[0]!.value).not.toBeNull();
+    // The data begins 69 days back: the span's older days have no value (no history, not zeros),
+    // the others are real history, scored once enough precedes them.
+    expect(volume!.buckets.filter((b) => b.value === null).map((b) => b.start)).toEqual(
+      Array.from({ length: 17 }, (_, i) => dayStart(86 - i)),
+    );
     expect(volume!.buckets.at(-1)!.expected).not.toBeNull();
   });
 
