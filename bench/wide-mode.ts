@@ -43,8 +43,8 @@ const FILTERS = [undefined, "kind = 'a'", "qty > 2"];
 
 export const tableName = (i: number) => `t${String(i).padStart(3, "0")}`;
 
-/** Days of history the wide tables span: 8 weeks and a few days, what the anomaly rules train on. */
-export const HISTORY_DAYS = 60;
+/** Days of history the wide tables span: the anomaly rules' 12 weeks of training and a few days. */
+export const HISTORY_DAYS = 90;
 const DAY = 86_400;
 
 /**
