@@ -7,7 +7,7 @@ import type { Skip } from "../plan/types.js";
 import type { FlaggedBucket } from "../store/store.js";
 import { observeCadence, observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observation.js";
 import { notApplicable, notEvaluated } from "./observe.js";
-import type { GrainReading, GroupReading } from "./series-values.js";
+import type { GrainReading, GroupReading, HeldJudgement } from "./series-values.js";
 import type { CheckObservation } from "./types.js";
 
 /** Where a check's answer is: its group's reading and grain, or why it was never sent. */
@@ -63,4 +63,32 @@ export function judgeAnomalyCheck(test: InferredTest, located: Located | undefin
   if (verdict === null) return none(notEvaluated("the series query returned no values for this check"));
   const { observation, flagged } = observeSeries(test, reading.group, verdict);
   return { observation, flagged, judged: true };
+}
+
+/** The feedback on one check's series, as a comparable string. */
+export function feedbackSignature(starts: ReadonlySet<number> | undefined): string {
+  return starts === undefined || starts.size === 0 ? "" : [...starts].sort((a, b) => a - b).join(",");
+}
+
+/**
+ * Every check of one group's reading, judged into `into` (by check key). A series check whose
+ * reading holds a judgement made with the same feedback (the same series judged again on
+ * unchanged data) takes it instead of scoring again; freshness_anomaly is always judged (the
+ * clock moves its gap). The reading then holds this scan's judgements for the next.
+ */
+export function judgeGroup(reading: GroupReading, feedback: FeedbackIndex, into: Map<string, AnomalyJudgement>): void {
+  const group = reading.group;
+  for (const test of group.cadenceTests) into.set(test.key, judgeAnomalyCheck(test, { reading, grain: null }, feedback));
+  const held = new Map<string, HeldJudgement>();
+  for (const plan of group.grains) {
+    const grain = reading.grains.find((g) => g.grain === plan.grain) ?? null;
+    for (const test of plan.tests) {
+      const signature = feedbackSignature(feedback.get(test.key));
+      const before = reading.held?.get(test.key);
+      const judgement = before && before.feedback === signature ? before : judgeAnomalyCheck(test, { reading, grain }, feedback);
+      into.set(test.key, { observation: judgement.observation, flagged: [...judgement.flagged], judged: judgement.judged });
+      held.set(test.key, { feedback: signature, observation: judgement.observation, flagged: judgement.flagged, judged: judgement.judged });
+    }
+  }
+  reading.held = held;
 }

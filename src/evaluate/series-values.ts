@@ -5,6 +5,8 @@
 import type { AnomalyGrain } from "../catalog/types.js";
 import type { Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup, SeriesOutput, SeriesSpan } from "../plan/series-query.js";
+import type { FlaggedBucket } from "../store/store.js";
+import type { CheckObservation } from "./types.js";
 
 export interface CheckSeries {
   /** one value per bucket of the span, oldest first; NaN = missing */
@@ -40,6 +42,20 @@ export interface GroupReading {
    * later scan that finds the same one can judge this reading again instead of re-reading.
    */
   fingerprint?: string | null;
+  /**
+   * How each series check of this reading was judged, with the feedback it was judged with: a
+   * later scan judging the same series (an unchanged table, the same buckets) with the same
+   * feedback takes these instead of scoring again.
+   */
+  held?: Map<string, HeldJudgement>;
+}
+
+export interface HeldJudgement {
+  /** the check's feedback when judged (feedbackSignature) */
+  feedback: string;
+  observation: CheckObservation;
+  flagged: readonly FlaggedBucket[];
+  judged: boolean;
 }
 
 const num = (value: unknown): number => {

@@ -89,6 +89,8 @@ export function rejudgeGroup(reading: GroupReading, group: SeriesGroup, now: num
   const clock = { ...cadence, now };
   const usualGap = usualGapSeconds(cadence.gaps);
   const grains = [];
+  // Judgements of the held reading stay valid while every span is the same (same buckets, same values).
+  let sameSpans = true;
   for (const plan of group.grains) {
     const before = reading.grains.find((g) => g.grain === plan.grain);
     const planned = reading.group.grains.find((g) => g.grain === plan.grain);
@@ -98,8 +100,12 @@ export function rejudgeGroup(reading: GroupReading, group: SeriesGroup, now: num
     const held = new Set([...(before.series?.checks.keys() ?? []), ...before.failed.keys()]);
     if (before.series !== null && (keys.size !== held.size || [...keys].some((key) => !held.has(key)))) return null;
     const span = seriesSpan(clock, group.kind, plan.grain, plan.buckets, usualGap);
-    const series = before.series === null || span === null ? before.series : shiftSeries(before.series, span);
+    const series =
+      before.series === null || span === null || (span.start === before.series.span.start && span.end === before.series.span.end)
+        ? before.series
+        : shiftSeries(before.series, span);
+    sameSpans &&= series === before.series;
     grains.push({ grain: plan.grain, series, failed: before.failed });
   }
-  return { group, cadence: clock, error: null, grains };
+  return { group, cadence: clock, error: null, grains, ...(sameSpans && reading.held ? { held: reading.held } : {}) };
 }

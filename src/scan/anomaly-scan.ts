@@ -10,6 +10,7 @@ import type { WarehouseSchema } from "../plan/types.js";
 import type { FlaggedBucket } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { rejudgeGroup, type SeriesCache } from "../read-model/series-cache.js";
+import { judgeGroup, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";
 import { judgeReading, readAnomalySeries, type ReadOptions } from "./anomaly-series.js";
 
 export interface AnomalyScanInput {
@@ -45,7 +46,7 @@ export async function readAnomaliesFor(
   tests: readonly InferredTest[],
   schema: WarehouseSchema,
   warehouses: ReadonlyMap<string, Warehouse>,
-  options: Omit<ReadOptions, "reuse" | "fingerprintOf"> & { anomalies?: AnomalyScanInput },
+  options: Omit<ReadOptions, "reuse" | "fingerprintOf" | "onGroup"> & { anomalies?: AnomalyScanInput },
 ) {
   const started = performance.now();
   const { cache, fingerprints, now } = options.anomalies ?? {};
@@ -57,15 +58,19 @@ export async function readAnomaliesFor(
     const again = rejudgeGroup(held.reading, group, now ?? Math.floor(Date.now() / 1000));
     return again && { ...again, fingerprint };
   };
-  const reading = await readAnomalySeries(tests, schema, warehouses, { ...options, reuse, fingerprintOf });
+  // Each group is judged as soon as its series are in, while the other groups' queries run.
+  const feedback = options.anomalies?.feedback ?? NO_FEEDBACK;
+  const judgements = new Map<string, AnomalyJudgement>();
+  const onGroup = (group: GroupReading) => judgeGroup(group, feedback, judgements);
+  const reading = await readAnomalySeries(tests, schema, warehouses, { ...options, reuse, fingerprintOf, onGroup });
   const seconds = (performance.now() - started) / 1000;
   let judged: Awaited<ReturnType<typeof judgeReading>> | null = null;
   return {
-    /** wall-clock seconds the series took (part of the scan's warehouse time) */
+    /** wall-clock seconds the series took, judging included (part of the scan's warehouse time) */
     seconds,
     /** The anomaly checks' observations, to which the scan adds the rest. */
     async judge(): Promise<Map<string, CheckObservation>> {
-      judged = await judgeReading(reading, options.anomalies?.feedback ?? NO_FEEDBACK);
+      judged = await judgeReading(reading, feedback, judgements);
       return judged.observations;
     },
     outcome(): AnomalyScanOutcome {

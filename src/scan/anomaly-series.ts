@@ -4,7 +4,7 @@
 // only its own checks "not evaluated"; a lost connection or a timeout fails the scan, as every
 // other query of the scan does.
 import pLimit from "p-limit";
-import { judgeAnomalyCheck, locateAnomalyChecks, skippedObservation } from "../evaluate/anomaly-judge.js";
+import { judgeAnomalyCheck, judgeGroup, skippedObservation, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
@@ -52,6 +52,8 @@ export interface ReadOptions {
   reuse?: (group: SeriesGroup) => GroupReading | null;
   /** the table's fingerprint at the start of the scan, stamped on each reading (see reuse) */
   fingerprintOf?: (group: SeriesGroup) => string | null;
+  /** called with each group's reading as it is complete (the scan judges it while others are read) */
+  onGroup?: (reading: GroupReading) => void;
 }
 
 type Ask = (sql: string, queryId: string) => Promise<{ rows: Record<string, unknown>[] } | { refused: string }>;
@@ -145,16 +147,17 @@ export async function readAnomalySeries(
   await Promise.all(
     plan.groups.map((group, index) =>
       limit(async () => {
+        const done = (reading: GroupReading) => {
+          groups.set(group.id, reading);
+          options.onGroup?.(reading);
+        };
         const held = options.reuse?.(group) ?? null;
         if (held) {
           reused += 1;
-          return groups.set(group.id, held);
+          return done(held);
         }
         const warehouse = warehouses.get(group.datasource);
-        if (!warehouse) {
-          const error = `datasource "${group.datasource}" is not configured`;
-          return groups.set(group.id, { group, cadence: null, error, grains: [] });
-        }
+        if (!warehouse) return done({ group, cadence: null, error: `datasource "${group.datasource}" is not configured`, grains: [] });
         const ask = asker(
           warehouse,
           options,
@@ -164,7 +167,7 @@ export async function readAnomalySeries(
         );
         const reading = await readGroup(group, ask, options, index + 1);
         const fingerprint = options.fingerprintOf?.(group) ?? null;
-        return groups.set(group.id, fingerprint === null ? reading : { ...reading, fingerprint });
+        return done(fingerprint === null ? reading : { ...reading, fingerprint });
       }).catch((error: unknown) => {
         // The first outage stops the queries still waiting: the scan fails anyway.
         stop.abort();
@@ -184,25 +187,37 @@ export interface AnomalyJudgements {
   judged: string[];
 }
 
-/** Every anomaly check of the reading judged (evaluate/anomaly-judge.ts), in slices of the event loop. */
-export async function judgeReading(reading: AnomalyReading, feedback: FeedbackIndex): Promise<AnomalyJudgements> {
-  const located = locateAnomalyChecks(reading.plan.groups, reading.groups, reading.plan.skipped);
-  const tests = reading.plan.groups.flatMap((g) => [...g.cadenceTests, ...g.grains.flatMap((grain) => grain.tests)]);
+/**
+ * Every anomaly check of the reading: the groups' checks as judged by judgeGroup (into
+ * `judgements`, as each group arrived: see ReadOptions.onGroup), those of a group not judged yet
+ * now, and the skipped ones from their reason.
+ */
+export async function judgeReading(
+  reading: AnomalyReading,
+  feedback: FeedbackIndex,
+  judgements: Map<string, AnomalyJudgement> = new Map(),
+): Promise<AnomalyJudgements> {
+  const pending = reading.plan.groups.filter(
+    (g) => reading.groups.has(g.id) && ![...g.cadenceTests, ...g.grains.flatMap((x) => x.tests)].every((t) => judgements.has(t.key)),
+  );
+  await forEachSlice(
+    pending,
+    (slice) => {
+      for (const group of slice) judgeGroup(reading.groups.get(group.id)!, feedback, judgements);
+    },
+    1,
+  );
   const observations = new Map<string, CheckObservation>();
   const flagged: FlaggedBucket[] = [];
   const judged: string[] = [];
   for (const { test_key, outcome, reason } of reading.plan.skipped) observations.set(test_key, skippedObservation({ outcome, reason }));
-  await forEachSlice(
-    tests,
-    (slice) => {
-      for (const test of slice) {
-        const judgement = judgeAnomalyCheck(test, located.get(test.key), feedback);
-        observations.set(test.key, judgement.observation);
-        flagged.push(...judgement.flagged);
-        if (judgement.judged) judged.push(test.key);
-      }
-    },
-    200,
-  );
+  for (const group of reading.plan.groups) {
+    for (const test of [...group.cadenceTests, ...group.grains.flatMap((g) => g.tests)]) {
+      const judgement = judgements.get(test.key) ?? judgeAnomalyCheck(test, undefined, feedback);
+      observations.set(test.key, judgement.observation);
+      flagged.push(...judgement.flagged);
+      if (judgement.judged) judged.push(test.key);
+    }
+  }
   return { observations, flagged, judged };
 }

@@ -15,8 +15,8 @@ import {
   seriesKind,
   seriesMeasure,
 } from "../../src/evaluate/anomaly-observation.js";
-import { judgeAnomalyCheck, locateAnomalyChecks } from "../../src/evaluate/anomaly-judge.js";
-import { readSeries } from "../../src/evaluate/series-values.js";
+import { judgeAnomalyCheck, judgeGroup, locateAnomalyChecks, type AnomalyJudgement } from "../../src/evaluate/anomaly-judge.js";
+import { readSeries, type GroupReading } from "../../src/evaluate/series-values.js";
 import { inferTests } from "../../src/infer/infer.js";
 import type { InferredTest } from "../../src/infer/types.js";
 import type { SeriesGroup } from "../../src/plan/series-query.js";
@@ -246,5 +246,27 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
         .outcome,
     ).toBe("not_evaluated");
     expect(judgeAnomalyCheck(volume, undefined, new Map()).observation.message).toBe("not evaluated: the anomaly check was not planned");
+  });
+
+  it("judgeGroup: a reading holding this check's judgement with the same feedback is not scored again", () => {
+    const fresh = { ...reading, grains: reading.grains.map((g) => ({ ...g })) } as GroupReading;
+    const into = new Map<string, AnomalyJudgement>();
+    judgeGroup(fresh, new Map(), into);
+    expect(into.get(volume.key)!.observation.rows_affected).toBe(1);
+    expect(fresh.held!.get(volume.key)).toMatchObject({ feedback: "", judged: true });
+    // A held judgement is taken as it is (here a planted one, to show it is not recomputed)...
+    const planted = { ...fresh.held!.get(volume.key)!, observation: { ...fresh.held!.get(volume.key)!.observation, message: "held" } };
+    fresh.held!.set(volume.key, planted);
+    const again = new Map<string, AnomalyJudgement>();
+    judgeGroup(fresh, new Map(), again);
+    expect(again.get(volume.key)!.observation.message).toBe("held");
+    // ...unless the feedback changed: then the series is scored again.
+    const feedback = feedbackIndex([{ check_key: volume.key, start: new Date(49 * DAY * 1000) }]);
+    const withFeedback = new Map<string, AnomalyJudgement>();
+    judgeGroup(fresh, feedback, withFeedback);
+    expect(withFeedback.get(volume.key)!.observation).toMatchObject({ rows_affected: 0, rows_total: 2 });
+    expect(fresh.held!.get(volume.key)!.feedback).toBe(String(49 * DAY * 1000));
+    // freshness_anomaly is judged every time (its gap moves with the clock).
+    expect(withFeedback.get(freshness.key)!.observation.outcome).toBe("measured");
   });
 });

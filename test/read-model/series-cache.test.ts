@@ -79,6 +79,24 @@ describe("rejudgeGroup (incremental scans)", () => {
     expect(Array.from(later.grains[0]!.series!.checks.get("vol")!.values)).toEqual([6, 7, 8, 0]);
   });
 
+  it("keeps the reading's judgements only while every span is the same", () => {
+    const g = group("a");
+    const held = new Map([
+      [
+        "vol",
+        {
+          feedback: "",
+          observation: { outcome: "measured" as const, rows_affected: 0, rows_total: 1, message: "m" },
+          flagged: [],
+          judged: true,
+        },
+      ],
+    ]);
+    const before = { ...reading(g), held };
+    expect(rejudgeGroup(before, g, 10 * DAY + 7200)!.held).toBe(held);
+    expect(rejudgeGroup(before, g, 12 * DAY)!.held).toBeUndefined();
+  });
+
   it("reads again when the plan changed", () => {
     const before = reading(group("a"));
     expect(rejudgeGroup(before, group("a", 6), 11 * DAY)).toBeNull();
