@@ -6,12 +6,7 @@ export type { MfDimension, MfEntity, MfEntityType, MfMeasure } from "./schema-mo
 export type { MfMeasureInput, MfMetric, MfMetricInput, MfMetricType } from "./schema-metric.js";
 export type { MfMetricMeta } from "./schema-meta.js";
 export type { MfAgg } from "./aggregations.js";
-
-/** A column, or an SQL expression (e.g. "1", "price * qty"): `column` is set only for a plain name. */
-export interface ValueRef {
-  column: string | null;
-  expr: string | null;
-}
+export type { ValueRef } from "./value-ref.js";
 
 export type SemanticModel = MfSemanticModel & {
   file: string;

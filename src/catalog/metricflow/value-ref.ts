@@ -3,7 +3,12 @@
 // guarded like a filter because it is pasted into queries.
 import { isIdentifier } from "../../sql/identifiers.js";
 import { filterProblem } from "../filter-check.js";
-import type { ValueRef } from "./types.js";
+
+/** A column, or an SQL expression (e.g. "1", "price * qty"): `column` is set only for a plain name. */
+export interface ValueRef {
+  column: string | null;
+  expr: string | null;
+}
 
 /** `expr` as YAML reads it: SQL text, or a constant such as `1` or `true`. */
 export type ExprInput = string | number | boolean | null | undefined;
