@@ -2,6 +2,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createHttpApp } from "./api/http-app.js";
+import { createWebApp } from "./web/web-app.js";
 import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
@@ -170,17 +171,19 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const app = createHttpApp({
     services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
-    web: {
-      browse: createBrowseService({ readModel, store }),
-      // The metric page's anomaly section and its feedback form (the volume series' measure is "rows").
-      anomalies: {
-        series: (metric) => anomalies.series(metric),
-        feedback: (metric, { rule, measure, start }) => {
-          if (rule !== "volume_anomaly" && rule !== "metric_value_anomaly") throw badRequest(`rule ${rule} has no buckets to mark`);
-          return anomalies.feedback({ metric, rule, measure: measure ?? "rows", start, expected: true });
+    pages: (shared) =>
+      createWebApp({
+        ...shared,
+        browse: createBrowseService({ readModel, store }),
+        // The metric page's anomaly section and its feedback form (the volume series' measure is "rows").
+        anomalies: {
+          series: (metric) => anomalies.series(metric),
+          feedback: (metric, { rule, measure, start }) => {
+            if (rule !== "volume_anomaly" && rule !== "metric_value_anomaly") throw badRequest(`rule ${rule} has no buckets to mark`);
+            return anomalies.feedback({ metric, rule, measure: measure ?? "rows", start, expected: true });
+          },
         },
-      },
-    },
+      }),
     metrics,
     readiness,
     logger,

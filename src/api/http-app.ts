@@ -9,7 +9,7 @@ import { ERROR_CODES } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
-import { createAuthenticator, type AuthOptions } from "./auth.js";
+import { createAuthenticator, type Authenticator, type AuthOptions } from "./auth.js";
 import type { EndpointTable } from "./endpoint.js";
 import { endpoints } from "./endpoints.js";
 import { answerDeadline, createWriteLimiter, DEFAULT_LIMITS, type HttpLimits } from "./limits.js";
@@ -19,7 +19,15 @@ import { registerRoutes } from "./rest/routes.js";
 import { routerOf } from "./trpc/router.js";
 import { contextFactory } from "./trpc/trpc.js";
 import { appErrorOf } from "./trpc/trpc-errors.js";
-import { createWebApp, type WebAppOptions } from "../web/web-app.js";
+
+/** What the API's app hands a transport mounted beside it: the same services, keys and limits. */
+export interface SharedWithPages {
+  services: Services;
+  auth: AuthOptions;
+  authenticate: Authenticator;
+  limits: HttpLimits;
+  logger: Logger;
+}
 
 export interface HttpAppOptions {
   services: Services;
@@ -31,8 +39,11 @@ export interface HttpAppOptions {
   limits?: HttpLimits;
   /** the endpoint table REST, tRPC and the OpenAPI document are generated from (default: endpoints.ts) */
   endpoints?: EndpointTable;
-  /** the pages for people (src/web); without it the daemon serves the API only */
-  web?: Pick<WebAppOptions, "browse" | "anomalies">;
+  /**
+   * Another transport mounted beside the API (the pages for people, src/web), built by the
+   * composition root from what the API shares with it; without it the daemon serves the API only.
+   */
+  pages?: (shared: SharedWithPages) => RequestHandler;
 }
 
 type SerializedReq = { method?: string; url?: string };
@@ -155,7 +166,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     authenticate(req.headers.authorization, "read");
     next();
   });
-  if (options.web) app.use(createWebApp({ ...options.web, services, auth: options.auth, authenticate, limits, logger }));
+  if (options.pages) app.use(options.pages({ services, auth: options.auth, authenticate, limits, logger }));
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));
   return app;
