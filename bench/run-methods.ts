@@ -6,7 +6,7 @@ import type { MetricStatus } from "../src/derive/types.js";
 import { judgeAll } from "../src/evaluate/evaluate.js";
 import type { TestResult } from "../src/evaluate/types.js";
 import { executeScan } from "../src/scan/execute-scan.js";
-import type { CatalogSnapshot } from "../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../src/infer/catalog-snapshot.js";
 import type { Warehouse } from "../src/warehouse/warehouse.js";
 import type { BenchQuery, Findings } from "./baselines.js";
 import { countingWarehouse, type QueryCounts } from "./bench-warehouse.js";

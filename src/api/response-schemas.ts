@@ -6,7 +6,7 @@ import { z } from "zod";
 import "zod-openapi";
 import { ANOMALY_GRAINS, ANOMALY_SEASONALITIES, ANOMALY_SEVERITIES, DECLARED_TEST_KINDS, MEASURE_FUNCTIONS } from "../catalog/types.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/app-error.js";
-import { RULE_IDS } from "../infer/rule-ids.js";
+import { RULE_IDS } from "../catalog/rule-ids.js";
 
 const count = z.number().int().min(0);
 const timestamp = z.iso.datetime().meta({ description: "ISO 8601, UTC" });

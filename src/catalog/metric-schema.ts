@@ -3,7 +3,7 @@
 // silently switch off the rules that depend on it.
 import { z } from "zod";
 import { isIdentifier, isQualifiedTable } from "../sql/identifiers.js";
-import { isRuleId, RULE_IDS } from "../infer/rule-ids.js";
+import { isRuleId, RULE_IDS } from "./rule-ids.js";
 import { anomaliesSchema } from "./anomalies-schema.js";
 import { MEASURE_FUNCTIONS } from "./types.js";
 import { filterProblem } from "./filter-check.js";

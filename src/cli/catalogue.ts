@@ -2,7 +2,7 @@
 // metrics by name that `tests` and `scan` share.
 import type { Config } from "../config/config.js";
 import { loadCatalogSnapshot } from "../services/load-catalog.js";
-import { makeSnapshot, type CatalogSnapshot } from "../services/catalog-snapshot.js";
+import { makeSnapshot, type CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { CliError } from "./cli-error.js";
 
 /** The catalogue as the daemon with the same configuration compiles it. */

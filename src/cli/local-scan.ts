@@ -6,7 +6,7 @@ import type { Config } from "../config/config.js";
 import type { Logger } from "../logger.js";
 import { judgeAll } from "../evaluate/evaluate.js";
 import { executeScan } from "../scan/execute-scan.js";
-import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { isProblem, testResultView } from "../services/views.js";
 import { createWarehouses } from "../warehouse/create-warehouses.js";
 import { CliError } from "./cli-error.js";

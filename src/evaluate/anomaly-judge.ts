@@ -4,11 +4,10 @@
 import type { InferredTest } from "../infer/types.js";
 import type { SeriesGroup } from "../plan/series-query.js";
 import type { Skip } from "../plan/types.js";
-import type { FlaggedBucket } from "../store/store.js";
+import type { CheckObservation, FlaggedBucket } from "./types.js";
 import { observeCadence, observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observation.js";
 import { notApplicable, notEvaluated } from "./observe.js";
 import type { GrainReading, GroupReading, HeldJudgement } from "./series-values.js";
-import type { CheckObservation } from "./types.js";
 
 /** Where a check's answer is: its group's reading and grain, or why it was never sent. */
 export type Located = { skipped: Skip } | { reading: GroupReading; grain: GrainReading | null };

@@ -15,11 +15,10 @@ import { gapSeconds, type Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup } from "../plan/series-query.js";
 import { coveredUntil, timeRangeSql } from "../plan/series-time.js";
 import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
-import type { FlaggedBucket } from "../store/store.js";
+import type { CheckObservation, FlaggedBucket } from "./types.js";
 import { formatCount, formatDuration } from "./format.js";
 import { notApplicable, notEvaluated } from "./observe.js";
 import { bucketCount, type GrainSeries } from "./series-values.js";
-import type { CheckObservation } from "./types.js";
 
 /** check key -> bucket starts (epoch ms) marked expected. */
 export type FeedbackIndex = ReadonlyMap<string, ReadonlySet<number>>;

@@ -8,16 +8,16 @@
 // was measured on, so a previous pass that is not the newest (another replica scanned since)
 // is still correct to reuse: it can only be reused less.
 import { createHash } from "node:crypto";
-import type { CheckObservation } from "../evaluate/types.js";
-import { observeStaleness } from "../evaluate/observe.js";
+import type { CheckObservation } from "./types.js";
+import { observeStaleness } from "./observe.js";
 import type { InferredTest } from "../infer/types.js";
-import { clockDependence, type ClockDependence } from "./clock-dependence.js";
-import { skipReason } from "./column-check.js";
-import { adaptJoinKeys } from "./join-keys.js";
-import { probeExpressions, totalExpression } from "./probe-sql.js";
-import { tablesInSql } from "./sql-tables.js";
-import { readsNullable } from "./table-groups.js";
-import type { WarehouseSchema } from "./types.js";
+import { clockDependence, type ClockDependence } from "../plan/clock-dependence.js";
+import { skipReason } from "../plan/column-check.js";
+import { adaptJoinKeys } from "../plan/join-keys.js";
+import { probeExpressions, totalExpression } from "../plan/probe-sql.js";
+import { tablesInSql } from "../plan/sql-tables.js";
+import { readsNullable } from "../plan/table-groups.js";
+import type { WarehouseSchema } from "../plan/types.js";
 
 /**
  * Bump when the reading of a kept result changes (evaluate's messages, what a probe counts),

@@ -5,8 +5,7 @@
 import type { AnomalyGrain } from "../catalog/types.js";
 import type { Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup, SeriesOutput, SeriesSpan } from "../plan/series-query.js";
-import type { FlaggedBucket } from "../store/store.js";
-import type { CheckObservation } from "./types.js";
+import type { CheckObservation, FlaggedBucket } from "./types.js";
 
 export interface CheckSeries {
   /** one value per bucket of the span, oldest first; NaN = missing */

@@ -53,3 +53,17 @@ export interface CheckObservation {
    */
   newest?: number;
 }
+
+/** A bucket an anomaly check flagged in a scan, with the band it fell outside. */
+export interface FlaggedBucket {
+  /** the check (InferredTest.key) whose series it is */
+  check_key: string;
+  rule: string;
+  /** the series' aggregate: count() or e.g. Sum(amount) */
+  measure: string;
+  start: Date;
+  value: number;
+  expected: number | null;
+  lower: number | null;
+  upper: number | null;
+}

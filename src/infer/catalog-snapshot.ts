@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { CatalogError, CatalogWarning } from "../catalog/types.js";
 import type { MetricIR } from "../compile/ir.js";
-import type { InferredTest } from "../infer/types.js";
+import type { InferredTest } from "./types.js";
 
 /** The compiled catalogue the daemon serves: loaded and compiled once at start. */
 export interface CatalogSnapshot {

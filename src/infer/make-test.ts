@@ -1,6 +1,6 @@
 // Fills in the fields every inferred test shares: key, tolerance, sample query.
 import type { MetricIR } from "../compile/ir.js";
-import type { RuleId } from "./rule-ids.js";
+import type { RuleId } from "../catalog/rule-ids.js";
 import { sampleSql } from "./sample-sql.js";
 import type { ColumnRef, Confidence, InferredTest, Probe, Severity } from "./types.js";
 

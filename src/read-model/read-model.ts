@@ -4,7 +4,7 @@
 // shows a newer succeeded scan (another replica's), checked cheaply on each sweep.
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
-import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
 
 export interface ReadView {

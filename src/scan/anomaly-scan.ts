@@ -3,11 +3,10 @@
 // and the read path keep: the flagged buckets and the readings.
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { GroupReading } from "../evaluate/series-values.js";
-import type { CheckObservation } from "../evaluate/types.js";
+import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
 import type { SeriesGroup } from "../plan/series-query.js";
 import type { WarehouseSchema } from "../plan/types.js";
-import type { FlaggedBucket } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { rejudgeGroup, type SeriesCache } from "../read-model/series-cache.js";
 import { judgeGroup, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";

@@ -6,7 +6,7 @@
 import pLimit from "p-limit";
 import { judgeAnomalyCheck, judgeGroup, skippedObservation, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
-import type { CheckObservation } from "../evaluate/types.js";
+import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import { readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";
 import type { InferredTest } from "../infer/types.js";
@@ -22,7 +22,6 @@ import {
 } from "../plan/series-query.js";
 import type { WarehouseSchema } from "../plan/types.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
-import type { FlaggedBucket } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 
 /** Bytes kept free below max_query_size for what the clients add (see plan-scan's QUERY_WRAPPER_BYTES). */

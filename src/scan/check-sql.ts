@@ -5,7 +5,7 @@
 // GET /v1/compiler/ir beside the compile errors.
 import type { CatalogError } from "../catalog/types.js";
 import { metricFragments, parseProbe, probeChunks, SYNTAX_ERROR_CODE } from "../plan/sql-fragments.js";
-import type { CatalogSnapshot } from "../services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 

@@ -15,7 +15,7 @@ import {
   type DatasourceFingerprints,
   type Identified,
   type PreviousCheck,
-} from "../plan/reuse.js";
+} from "../evaluate/reuse.js";
 import type { WarehouseSchema } from "../plan/types.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";

@@ -16,7 +16,7 @@ import { readAnomalySeries } from "../scan/anomaly-series.js";
 import { blockedMetrics } from "../scan/check-sql.js";
 import type { AnomalyFeedbackRecord, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { AnomalyService } from "./types.js";
 import { iso, type AnomalySeriesView } from "./views.js";
 

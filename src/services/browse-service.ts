@@ -8,7 +8,7 @@ import { notFound } from "../errors/app-error.js";
 import type { ReadModel } from "../read-model/read-model.js";
 import type { ScanRecord, Store } from "../store/store.js";
 import { findAffectedMetrics } from "./affected-by.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { metricResults } from "./metric-results.js";
 import { createMetricTable, metricRow, type MetricRowView, type MetricTableQuery, type MetricTableView } from "./metric-table.js";
 import { summarizeEntries } from "./status-listing.js";

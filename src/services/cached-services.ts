@@ -9,7 +9,7 @@
 // The REST transport sends the remembered bytes (serialized.ts); tRPC gets the same objects.
 // Pages and filtered listings are built per request, as are all other answers.
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { isWholeListing } from "./paginate.js";
 import { listingOnce, preserialized, rememberJson } from "./serialized.js";
 import type { Services } from "./types.js";

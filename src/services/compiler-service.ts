@@ -1,7 +1,7 @@
 import type { MetricIR } from "../compile/ir.js";
 import { notFound } from "../errors/app-error.js";
 import { readsTable } from "./affected-by.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import type { CompilerService } from "./types.js";
 import { iso, type CompilerStatusView } from "./views.js";

@@ -5,7 +5,7 @@ import { readCatalogFiles } from "../catalog/read-catalog-files.js";
 import { DEFAULT_ANOMALY_DEFAULTS, type AnomalyDefaults } from "../compile/anomaly-settings.js";
 import { compileCatalog } from "../compile/compile.js";
 import { inferCatalog } from "../infer/infer.js";
-import { makeSnapshot, type CatalogSnapshot } from "./catalog-snapshot.js";
+import { makeSnapshot, type CatalogSnapshot } from "../infer/catalog-snapshot.js";
 
 export async function loadCatalogSnapshot(
   metricsDir: string,

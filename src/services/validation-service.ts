@@ -7,7 +7,7 @@ import { blockedMetrics } from "../scan/check-sql.js";
 import type { ScanService } from "../scan/types.js";
 import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
-import type { CatalogSnapshot } from "./catalog-snapshot.js";
+import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import type { TestListingQuery, ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";

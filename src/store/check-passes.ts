@@ -3,7 +3,7 @@
 // unchanged data write nothing; read back (with the open results) by the next scan, on this
 // replica after a restart or on any other.
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { PreviousCheck } from "../plan/reuse.js";
+import type { PreviousCheck } from "../evaluate/reuse.js";
 import { checkId } from "./check-id.js";
 import { toObservation, type ObservationRow } from "./mapping.js";
 import type { Sql } from "./sql-session.js";

@@ -1,9 +1,9 @@
 // The store boundary: PostgreSQL (DATABASE_URL) or embedded PGlite, both through Prisma.
 // Only src/store/ imports the Prisma client; everything else sees this interface and plain values.
 import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/types.js";
-import type { CheckObservation } from "../evaluate/types.js";
+import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
-import type { CheckPass, PreviousCheck } from "../plan/reuse.js";
+import type { CheckPass, PreviousCheck } from "../evaluate/reuse.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -59,19 +59,7 @@ export interface StatusPeriod {
   to: Date | null;
 }
 
-/** A bucket an anomaly check flagged in a scan, with the band it fell outside. */
-export interface FlaggedBucket {
-  /** the check (InferredTest.key) whose series it is */
-  check_key: string;
-  rule: string;
-  /** the series' aggregate: count() or e.g. Sum(amount) */
-  measure: string;
-  start: Date;
-  value: number;
-  expected: number | null;
-  lower: number | null;
-  upper: number | null;
-}
+export type { FlaggedBucket };
 
 export interface StoredAnomalyBucket extends FlaggedBucket {
   /** false once a scan stopped flagging it */

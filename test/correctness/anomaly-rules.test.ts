@@ -9,7 +9,7 @@ import type { TestResult } from "../../src/evaluate/types.js";
 import { createSeriesCache } from "../../src/read-model/series-cache.js";
 import type { AnomalyScanInput } from "../../src/scan/anomaly-scan.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { anomalyCatalogue, anomalyStatements, DAY, EU_SPIKE_DAY, euRows, US_DROP_DAY, US_DROP_ROWS } from "./anomaly-fixture.js";
 import { loadYaml } from "./fixture-catalog.js";

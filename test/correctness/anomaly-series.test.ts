@@ -7,7 +7,7 @@ import type { WarehouseSchema } from "../../src/plan/types.js";
 import { readAnomalySeries, type AnomalyReading } from "../../src/scan/anomaly-series.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import { bucketStarts } from "../../src/evaluate/series-values.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { countingWarehouse, type SentQuery } from "./run-scan.js";
 import { loadYaml } from "./fixture-catalog.js";

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { FILTER, PAYMENTS_FILTER } from "./fixture-warehouse.js";
 
 /** orders metrics: the same shape with and without the filter, plus tolerance overrides. */

@@ -11,7 +11,7 @@ import { createMetrics } from "../../src/metrics/prometheus.js";
 import { createScanService } from "../../src/scan/scan-service.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { TestResult } from "../../src/evaluate/types.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { targets } from "../store/databases.js";
 import { loadYaml } from "./fixture-catalog.js";

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { metricflowStatements } from "./metricflow-warehouse.js";
 import { runScan, type ScanRun } from "./run-scan.js";

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
 import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/schema-query.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { loadFixtureCatalog, loadYaml } from "./fixture-catalog.js";
 import { FILTER } from "./fixture-warehouse.js";

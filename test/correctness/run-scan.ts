@@ -3,7 +3,7 @@
 import { judgeAll } from "../../src/evaluate/evaluate.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import type { QueryOptions, Row, Warehouse } from "../../src/warehouse/warehouse.js";
 import type { EngineCase, WarehouseHandle } from "../helpers/warehouses.js";
 import { fixtureStatements } from "./fixture-warehouse.js";

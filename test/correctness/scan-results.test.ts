@@ -2,9 +2,9 @@
 // evaluation over a fixture with defects planted at known rows, on both engines.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { compilerStatusView } from "../../src/services/compiler-service.js";
-import { RULE_IDS } from "../../src/infer/rule-ids.js";
+import { RULE_IDS } from "../../src/catalog/rule-ids.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { EXPECTED_STATUS, expectedResults, type Expected } from "./expected.js";
 import { loadFixtureCatalog, METRIC_NAMES } from "./fixture-catalog.js";

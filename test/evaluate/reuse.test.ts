@@ -13,7 +13,7 @@ import {
   type CheckIdentity,
   type DatasourceFingerprints,
   type PreviousCheck,
-} from "../../src/plan/reuse.js";
+} from "../../src/evaluate/reuse.js";
 import type { WarehouseSchema } from "../../src/plan/types.js";
 import { structured } from "../infer/fixtures.js";
 

@@ -5,7 +5,7 @@ import { createMetrics } from "../../src/metrics/prometheus.js";
 import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
 import { createScanService } from "../../src/scan/scan-service.js";
 import type { ScanService } from "../../src/scan/types.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import type { Store } from "../../src/store/store.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 

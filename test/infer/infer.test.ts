@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { inferCatalog, inferTests } from "../../src/infer/infer.js";
-import { RULE_IDS } from "../../src/infer/rule-ids.js";
+import { RULE_IDS } from "../../src/catalog/rule-ids.js";
 import { derived, structured } from "./fixtures.js";
 
 const revenue = structured({

@@ -1,7 +1,7 @@
 // The read model on a real store (PGlite): what it serves, and when it reloads.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildView, createReadModel } from "../../src/read-model/read-model.js";
-import { makeSnapshot } from "../../src/services/catalog-snapshot.js";
+import { makeSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { targets, type TestDatabase } from "../store/databases.js";

@@ -1,7 +1,7 @@
 // The incremental-scan fixture: MergeTree tables joined to each other (orders -> customers, with
 // semi-joins back from customers to orders), a table whose freshness can go stale, a view and a
 // Memory table (no parts: always read) and a table under a filter that reads the clock.
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { tablesInSql, tokenize } from "../../src/plan/sql-tables.js";
 import type { SentQuery } from "../correctness/run-scan.js";
 import { loadYaml } from "../correctness/fixture-catalog.js";

@@ -14,7 +14,7 @@ import { executeScan } from "../../src/scan/execute-scan.js";
 import { readFingerprints } from "../../src/scan/incremental.js";
 import { createScanService } from "../../src/scan/scan-service.js";
 import type { ScanService } from "../../src/scan/types.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";

@@ -13,7 +13,7 @@ import { createMetrics, type Metrics } from "../../src/metrics/prometheus.js";
 import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
 import { createScanService } from "../../src/scan/scan-service.js";
 import type { ScanService } from "../../src/scan/types.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { createReliabilityService } from "../../src/services/reliability-service.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";

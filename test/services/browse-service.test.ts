@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createBrowseService, type BrowseService } from "../../src/services/browse-service.js";
-import type { CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import type { ReadModel } from "../../src/read-model/read-model.js";
 import { createStore } from "../../src/store/prisma-store.js";

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import type { ReadModel } from "../../src/read-model/read-model.js";
 import { CACHED_ANSWERS, cachedServices } from "../../src/services/cached-services.js";
-import { makeSnapshot, type CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { makeSnapshot, type CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { createCompilerService } from "../../src/services/compiler-service.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import { createReliabilityService } from "../../src/services/reliability-service.js";

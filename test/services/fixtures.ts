@@ -3,7 +3,7 @@ import type { MetricIR } from "../../src/compile/ir.js";
 import { structured, type LooseIR } from "../infer/fixtures.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import type { InferredTest } from "../../src/infer/types.js";
-import { makeSnapshot, type CatalogSnapshot } from "../../src/services/catalog-snapshot.js";
+import { makeSnapshot, type CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import type { StoredMetricStatus } from "../../src/store/store.js";
 
 export function ir(partial: LooseIR & { name: string }): MetricIR {

@@ -1,7 +1,7 @@
 // The overview's metric table on plain values: one read-model view built by hand.
 import { describe, expect, it } from "vitest";
 import { buildView, type ReadView } from "../../src/read-model/read-model.js";
-import { makeSnapshot } from "../../src/services/catalog-snapshot.js";
+import { makeSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { createMetricTable, type MetricTableQuery } from "../../src/services/metric-table.js";
 import type { StoredMetricStatus } from "../../src/store/store.js";
 import { derived, ir, stored } from "./fixtures.js";
