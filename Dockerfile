@@ -38,8 +38,11 @@ FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 COPY package.json package-lock.json ./
+# @trpc/server names TypeScript as a (non-optional) peer for its types only, so npm installs the
+# compiler even here; nothing loads it at run time, so it is removed rather than shipped.
 RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --omit=dev --omit=optional --ignore-scripts \
- && test ! -e node_modules/chdb && test ! -e node_modules/@typescript
+ && rm -rf node_modules/typescript node_modules/@typescript node_modules/.bin/tsc* node_modules/.bin/tsserver \
+ && test ! -e node_modules/chdb
 
 # ---------------------------------------------------------------------------------------------
 # migrate: the build stage without optional dependencies, plus Prisma's native schema engine,

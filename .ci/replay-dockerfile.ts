@@ -476,7 +476,7 @@ async function startInNamespace(stage: BuiltStage): Promise<void> {
 
 async function checkAndStart(result: BuiltStage, app: string): Promise<void> {
   const modules = path.join(app, "node_modules");
-  for (const absent of ["chdb", "@typescript", "vitest", "prisma", "tsx"]) {
+  for (const absent of ["chdb", "typescript", "@typescript", "vitest", "prisma", "tsx"]) {
     if (existsSync(path.join(modules, absent))) fail(`the image's node_modules contains ${absent}`);
   }
   const bytes = duBytes(modules);
