@@ -186,7 +186,7 @@ function AnomalySeries({
                       <input type="hidden" name="rule" value={series.rule} />
                       <input type="hidden" name="measure" value={series.measure} />
                       <input type="hidden" name="start" value={bucket.start} />
-                      <button type="submit" class="small" aria-label={`Mark the bucket of ${utc(bucket.start)} as expected`}>
+                      <button type="submit" class="small" aria-label={`Mark as expected: the bucket of ${utc(bucket.start)}`}>
                         Mark as expected
                       </button>
                     </form>
