@@ -63,10 +63,12 @@ function recordHeaders(middleware: RequestHandler): { set: [string, string][]; r
     removeHeader: (name: string) => void removed.push(name),
   };
   let passed = false;
+  let failure: unknown;
   void middleware({} as Request, recorder as unknown as Response, (error?: unknown) => {
-    if (error) throw error;
+    failure = error;
     passed = true;
   });
+  if (failure !== undefined) throw new Error("helmet refused its options", { cause: failure });
   if (!passed || !set.has("Content-Security-Policy")) throw new Error("helmet did not set its headers synchronously");
   return { set: [...set], removed };
 }
