@@ -6,7 +6,6 @@ import { createWebApp } from "./web/web-app.js";
 import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
-import { badRequest } from "./errors/app-error.js";
 import { createReadiness } from "./health/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
@@ -171,19 +170,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const app = createHttpApp({
     services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
-    pages: (shared) =>
-      createWebApp({
-        ...shared,
-        browse: createBrowseService({ readModel, store }),
-        // The metric page's anomaly section and its feedback form (the volume series' measure is "rows").
-        anomalies: {
-          series: (metric) => anomalies.series(metric),
-          feedback: (metric, { rule, measure, start }) => {
-            if (rule !== "volume_anomaly" && rule !== "metric_value_anomaly") throw badRequest(`rule ${rule} has no buckets to mark`);
-            return anomalies.feedback({ metric, rule, measure: measure ?? "rows", start, expected: true });
-          },
-        },
-      }),
+    pages: (shared) => createWebApp({ ...shared, browse: createBrowseService({ readModel, store }) }),
     metrics,
     readiness,
     logger,

@@ -55,7 +55,12 @@ export async function startDaemonProcess(
   };
   const child: ChildProcess =
     command === "node"
-      ? spawn(process.execPath, [path.join(root, "dist", "main.js")], { cwd: root, env: daemonEnv, stdio: ["ignore", "pipe", "pipe"] })
+      ? // BENCH_NODE_ARGS: node flags NODE_OPTIONS refuses, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" (written at stop)
+        spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), path.join(root, "dist", "main.js")], {
+          cwd: root,
+          env: daemonEnv,
+          stdio: ["ignore", "pipe", "pipe"],
+        })
       : // its own process group: stop() signals npm, its shell and the daemon at once, as Ctrl-C does
         spawn("npm", ["start"], { cwd: root, env: daemonEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
   let buffered = "";

@@ -148,7 +148,15 @@ export function printReport(r: Report): void {
   const rssTarget = r.rssTargetMb * 1024 * 1024;
   row("peak RSS after the scans", mb(r.scanRss), `< ${r.rssTargetMb} MB`, r.scanRss < rssTarget);
   row("peak RSS after the load test", mb(r.peakRss), `< ${r.rssTargetMb} MB`, r.peakRss < rssTarget);
-  for (const l of r.load) {
+  loadRows(r.load, row);
+  process.stdout.write(`${out.join("\n")}\n`);
+}
+
+type Row = (what: string, value: string, target?: string, met?: boolean) => void;
+
+/** The load test's rows: each path on the daemon against the bare server, with the targets. */
+function loadRows(load: LoadResult[], row: Row): void {
+  for (const l of load) {
     const ratio = l.daemon.rps / l.bare.rps;
     const name = l.path.replace(/status\/[a-z0-9_]+$/, "status/:name").replace(/^\/metric\/[a-z0-9_]+$/, "/metric/:name");
     const label = l.page ? `page ${name}` : `GET ${name}`;
@@ -173,5 +181,17 @@ export function printReport(r: Report): void {
       l.daemon.errors === 0 && l.daemon.non2xx === 0,
     );
   }
+}
+
+/** `--pages-only`: the pages' rows after one scan, with what the run was. */
+export function printPagesReport(r: { metrics: number; tables: number; store: string; tests: number; load: LoadResult[] }): void {
+  const out: string[] = [];
+  const row: Row = (what, value, target = "", met) =>
+    out.push(`| ${what} | ${value} | ${target} | ${met === undefined ? "" : mark(met)} |`);
+  out.push(
+    `# bench:scale --pages-only: ${r.metrics.toLocaleString("en-US")} metrics (${r.tests.toLocaleString("en-US")} tests) over ${r.tables} tables, one scan; store: ${r.store}`,
+  );
+  out.push("", "| figure | value | target | |", "|---|---|---|---|");
+  loadRows(r.load, row);
   process.stdout.write(`${out.join("\n")}\n`);
 }

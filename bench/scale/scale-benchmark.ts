@@ -1,4 +1,4 @@
-// npm run bench:scale [-- --metrics N --tables T --rows R --seconds S --connections C --drop-every K]
+// npm run bench:scale [-- --metrics N --tables T --rows R --seconds S --connections C --drop-every K --pages-only]
 // A generated catalogue of N metrics over T tables on the ClickHouse server at CLICKHOUSE_URL,
 // the production build of the daemon on PostgreSQL (DATABASE_URL) or the embedded store, three
 // scans through a proxy that resets connections, then autocannon against the daemon and a bare
@@ -6,6 +6,7 @@
 // Scans 2 and 3 run on unchanged data (incremental: they should read next to nothing), then rows
 // are appended to 10 of the tables and scan 4 must read those and agree with a full scan run by
 // the benchmark itself. Bytes read come from ClickHouse's system.query_log (warehouse-reads.ts).
+// --pages-only: one scan, then only the pages' load test (a few minutes: for working on the pages).
 // A benchmark, not a test: the figures depend on the machine; the ratios are what compare.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -21,7 +22,7 @@ import { writeCatalog } from "../bench-catalog.js";
 import { wideStatements } from "../wide-mode.js";
 import { startDaemonProcess, startLagSampler } from "./daemon-process.js";
 import { loadTest, pageSession } from "./load-test.js";
-import { printReport, type ScanFigures } from "./report.js";
+import { printPagesReport, printReport, type ScanFigures } from "./report.js";
 import { scaleMetrics } from "./scale-catalog.js";
 import { embeddedStore, postgresStore, type StoreHandle } from "./store-size.js";
 import { appendedTables, appendStatements, scanReads } from "./warehouse-reads.js";
@@ -40,6 +41,7 @@ const { values: args } = parseArgs({
     appended: { type: "string", default: process.env.BENCH_SCALE_APPENDED ?? "10" },
     // start the daemon with the README's `npm start` instead of `node dist/main.js` + the image's settings
     start: { type: "boolean", default: false },
+    "pages-only": { type: "boolean", default: false },
   },
 });
 const n = (name: keyof typeof args) => Number(args[name]);
@@ -102,7 +104,7 @@ async function main(): Promise<void> {
     lag.setPhase("scanning");
     const appended = appendedTables(n("tables"), n("appended"));
     let summary4: Record<string, number> | null = null;
-    for (let i = 1; i <= 4; i++) {
+    for (let i = 1; i <= (args["pages-only"] ? 1 : 4); i++) {
       if (i === 4) {
         progress(`appending 100 rows to ${appended.length} tables: ${appended.join(", ")}`);
         await execServer(conn, appendStatements(db, appended, n("rows"), 100));
@@ -141,6 +143,21 @@ async function main(): Promise<void> {
       );
       size = bytes;
       previous = statuses;
+    }
+    if (args["pages-only"]) {
+      const metric = [...(previous?.keys() ?? [])][0]!;
+      const pageLoad = await loadTest(daemon, [], {
+        root,
+        workDir,
+        seconds: n("seconds"),
+        connections: n("connections"),
+        progress,
+        pages: ["/", `/metric/${metric}`],
+        cookie: await pageSession(daemon),
+      });
+      await lag.stop();
+      printPagesReport({ metrics: n("metrics"), tables: n("tables"), store: store.label, tests: compiled?.tests ?? NaN, load: pageLoad });
+      return;
     }
     // The same catalogue read in full by the benchmark itself, straight from ClickHouse.
     progress("a full scan of the same catalogue, for comparison");

@@ -5,7 +5,7 @@
 import type { MetricIR } from "../compile/ir.js";
 import type { TestCounts } from "../derive/types.js";
 import { notFound } from "../errors/app-error.js";
-import type { ReadModel } from "../read-model/read-model.js";
+import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import type { ScanRecord, Store } from "../store/store.js";
 import { findAffectedMetrics } from "./affected-by.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
@@ -97,6 +97,8 @@ export function createBrowseService(options: BrowseServiceOptions): BrowseServic
   const limit = options.recentScans ?? 20;
   const table = createMetricTable();
   let recent: { at: number; scans: Promise<ScanRecord[]> } | null = null;
+  /** the last answer, given again while neither the scans read nor the view changed (every page asks) */
+  let health: { scans: Promise<ScanRecord[]>; view: ReadView; answer: ScanHealthView } | null = null;
 
   // One store read per TTL, shared by every page in it; a failed read is not kept.
   const recentScans = (): Promise<ScanRecord[]> => {
@@ -156,22 +158,26 @@ export function createBrowseService(options: BrowseServiceOptions): BrowseServic
     async scanHealth() {
       const view = readModel.view();
       const statuses_from = view.scan ? { scan_id: view.scan.scan_id, finished_at: view.scan.finished_at?.toISOString() ?? null } : null;
+      const read = recentScans();
+      if (health?.scans === read && health.view === view) return health.answer;
       let scans: ScanRecord[];
       try {
-        scans = await recentScans();
+        scans = await read;
       } catch (error) {
         return { statuses_from, last_finished: null, running: null, failures_since_success: 0, store_error: (error as Error).message };
       }
       const running = scans.find((s) => s.status === "running") ?? null;
       const finished = scans.filter((s) => s.status !== "running");
       const lastSuccess = finished.findIndex((s) => s.status === "succeeded");
-      return {
+      const answer: ScanHealthView = {
         statuses_from,
         last_finished: finished[0] ? scanView(finished[0]) : null,
         running: running ? scanView(running) : null,
         failures_since_success: lastSuccess === -1 ? finished.length : lastSuccess,
         store_error: null,
       };
+      health = { scans: read, view, answer };
+      return answer;
     },
   };
 }

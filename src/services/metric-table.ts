@@ -1,6 +1,7 @@
 // The catalogue as one sortable, filterable table of statuses (the overview page; REST could page
 // it the same way). Rows and sort orders are built once per read-model view, so a request costs
-// its page when unfiltered and one pass over the rows when filtered, at 10,000 metrics alike.
+// its page when unfiltered and one pass over the rows when filtered, at 10,000 metrics alike; an
+// answer already given for the same view and query is given again (the same object: read-only).
 import type { MetricIR } from "../compile/ir.js";
 import type { ReliabilityStatus } from "../derive/types.js";
 import type { ReadView } from "../read-model/read-model.js";
@@ -56,7 +57,12 @@ interface TableIndex {
   statuses: ReliabilityStatus[];
   summary: StatusSummary;
   orders: Map<string, Int32Array>;
+  /** answers already given for this view, by query: a person paging or refreshing costs a lookup */
+  answers: Map<string, MetricTableView>;
 }
+
+/** Answers kept per view; past it they are dropped all at once (a view lives until the next scan). */
+const ANSWERS_KEPT = 256;
 
 export function metricRow(ir: MetricIR, view: ReadView): MetricRowView {
   const stored = view.statuses.get(ir.name);
@@ -109,6 +115,7 @@ function buildIndex(view: ReadView): TableIndex {
     statuses: rows.map((r) => r.status),
     summary: summarizeEntries(rows),
     orders: new Map(),
+    answers: new Map(),
   };
 }
 
@@ -118,9 +125,12 @@ export function createMetricTable(): (view: ReadView, query: MetricTableQuery) =
   return (view, query) => {
     let index = indexes.get(view);
     if (!index) indexes.set(view, (index = buildIndex(view)));
-    const order = sortOrder(index, query.sort, query.direction);
     const size = Math.max(1, query.pageSize);
     const text = query.text?.trim().toLowerCase() ?? "";
+    const key = `${query.status ?? ""}|${query.sort}|${query.direction}|${query.page}|${size}|${text}`;
+    const kept = index.answers.get(key);
+    if (kept) return kept;
+    const order = sortOrder(index, query.sort, query.direction);
     const { rows, haystacks, statuses } = index;
     const filtered = query.status !== undefined || text !== "";
     let matched = rows.length;
@@ -141,6 +151,9 @@ export function createMetricTable(): (view: ReadView, query: MetricTableQuery) =
     const page = Math.min(Math.max(1, Math.floor(query.page)), pages);
     const pageRows: MetricRowView[] = [];
     for (let i = (page - 1) * size; i < Math.min(matched, page * size); i++) pageRows.push(rows[positions[i]!]!);
-    return { as_of: view.built_at.toISOString(), summary: index.summary, matched, page, pages, rows: pageRows };
+    const answer: MetricTableView = { as_of: view.built_at.toISOString(), summary: index.summary, matched, page, pages, rows: pageRows };
+    if (index.answers.size >= ANSWERS_KEPT) index.answers.clear();
+    index.answers.set(key, answer);
+    return answer;
   };
 }

@@ -1,7 +1,7 @@
 // Geometry of one anomaly series' chart: the expected band, the observed line, the expected
 // line and the flagged buckets, in SVG user units. Pure, so the numbers are tested as numbers;
 // views/anomaly-chart.tsx only draws them.
-import { markedExpected, type AnomalyBucketView } from "./anomaly-types.js";
+import type { AnomalyBucketView } from "../services/views.js";
 
 export interface ChartBox {
   width: number;
@@ -99,9 +99,11 @@ export function chartGeometry(buckets: readonly AnomalyBucketView[], box: ChartB
   );
   const line = (field: "value" | "expected") =>
     runs(buckets.length, (i) => finite(buckets[i]![field])).map((run) => run.map((i) => pt(i, buckets[i]![field]!)).join(" "));
+  // A bucket marked expected is no longer anomalous (the scorer never flags feedback), but it is
+  // still drawn: as the flag a person answered.
   const flagged = buckets.flatMap((bucket, i) =>
-    bucket.anomalous && finite(bucket.value)
-      ? [{ x: Number(fmt(x(i))), y: Number(fmt(y(bucket.value))), bucket, expected: markedExpected(bucket.feedback) }]
+    (bucket.anomalous || bucket.feedback) && finite(bucket.value)
+      ? [{ x: Number(fmt(x(i))), y: Number(fmt(y(bucket.value))), bucket, expected: bucket.feedback }]
       : [],
   );
   const first = buckets[0];

@@ -1,7 +1,7 @@
-// What the pages accept in paths, query strings and forms: the API's own schemas for names, and
-// the overview's filter and sort. A value of the wrong form is a 400 page naming the parameter.
+// What the pages accept in paths, query strings and forms: the API's own schemas for names (and
+// for anomaly feedback, the API's whole input schema: see web-app.ts), and the overview's filter and sort. A value of the wrong form is a 400 page naming the parameter.
 import { z } from "zod";
-import { metricName, reliabilityStatus, ruleId, scanId, tableName } from "../api/schemas.js";
+import { metricName, reliabilityStatus, scanId, tableName } from "../api/schemas.js";
 import { METRIC_SORTS, type MetricSort, type SortDirection } from "../services/metric-table.js";
 
 export const PAGE_SIZE = 50;
@@ -44,17 +44,6 @@ export const nextPath = (value: unknown): string =>
 export const loginForm = z.object({
   key: z.string({ error: "enter an API key" }).min(1, { error: "enter an API key" }).max(512, { error: "that is not an API key" }),
   next: z.string().optional(),
-});
-
-export const feedbackForm = z.object({
-  rule: ruleId,
-  measure: optional(
-    z
-      .string()
-      .max(128)
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: "expected a measure alias" }),
-  ),
-  start: z.iso.datetime({ offset: true, error: "expected an ISO 8601 time" }),
 });
 
 export const scanForm = z.object({ next: z.string().optional() });

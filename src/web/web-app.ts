@@ -7,19 +7,17 @@ import { render } from "preact-render-to-string";
 import type { AuthOptions, Authenticator } from "../api/auth.js";
 import { createWriteLimiter, type HttpLimits } from "../api/limits.js";
 import { toHttpError } from "../api/rest/http-errors.js";
-import { parseInput } from "../api/schemas.js";
+import { anomalyFeedbackInput, parseInput } from "../api/schemas.js";
 import { AppError } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import type { BrowseService, ScanHealthView } from "../services/browse-service.js";
 import type { Services } from "../services/types.js";
 import type { ScanView } from "../services/views.js";
-import type { AnomalyPort } from "./anomaly-types.js";
 import { ASSETS } from "./assets.js";
 import { createOverviewRenderer } from "./overview-cache.js";
 import {
   DEFAULT_DIRECTION,
   DEFAULT_SORT,
-  feedbackForm,
   loginForm,
   metricPath,
   nextPath,
@@ -40,8 +38,6 @@ import { TablePage } from "./views/table-page.js";
 export interface WebAppOptions {
   services: Services;
   browse: BrowseService;
-  /** the anomaly service, once the daemon has one; without it the metric page has no anomaly section */
-  anomalies?: AnomalyPort | undefined;
   auth: AuthOptions;
   authenticate: Authenticator;
   limits: Pick<HttpLimits, "postRateLimit" | "postRateLimitWindowSeconds" | "bodyLimitBytes">;
@@ -64,7 +60,7 @@ function sendPage(res: Response, status: number, page: VNode): void {
 }
 
 export function createWebApp(options: WebAppOptions): Router {
-  const { services, browse, anomalies, logger } = options;
+  const { services, browse, logger } = options;
   const now = options.now ?? (() => new Date());
   const sessions = createSessions(options.auth);
   // Pages count against the same write budget as the API (POST_RATE_LIMIT per key per window),
@@ -168,16 +164,13 @@ export function createWebApp(options: WebAppOptions): Router {
     const { name } = parseInput(metricPath, req.params);
     const { scan } = parseInput(noticeQuery, req.query);
     const detail = await browse.metricDetail(name);
-    let section: AnomalySection = null;
-    if (anomalies) {
-      section = await anomalies.series(name).then(
-        (view): AnomalySection => ({ kind: "series", view }),
-        (error: unknown): AnomalySection => {
-          logger.warn({ err: error, metric: name }, "reading the anomaly series for the metric page failed");
-          return { kind: "error", message: "The anomaly series could not be read just now." };
-        },
-      );
-    }
+    const section = await services.anomalies.series(name).then(
+      (view): AnomalySection => ({ kind: "series", view }),
+      (error: unknown): AnomalySection => {
+        logger.warn({ err: error, metric: name }, "reading the anomaly series for the metric page failed");
+        return { kind: "error", message: "The anomaly series could not be read just now." };
+      },
+    );
     sendPage(res, 200, MetricPage({ context: await context(req, await notice(scan)), detail, anomalies: section }));
   });
 
@@ -194,11 +187,12 @@ export function createWebApp(options: WebAppOptions): Router {
   });
 
   router.post("/metric/:name/anomalies/feedback", ...post, async (req, res) => {
-    const { name } = parseInput(metricPath, req.params);
-    const input = parseInput(feedbackForm, req.body);
-    if (!anomalies) throw new AppError("not_found", "anomaly detection is not part of this daemon");
-    await anomalies.feedback(name, { rule: input.rule, measure: input.measure ?? null, start: input.start, expected: true });
-    res.redirect(303, `/metric/${encodeURIComponent(name)}#anomalies`);
+    // The form's fields (rule, measure, start: the series' own values) with the path's metric, read
+    // by POST /v1/reliability/anomalies/:metric/feedback's schema and handed to the same service call.
+    const fields = typeof req.body === "object" && req.body !== null ? (req.body as Record<string, unknown>) : {};
+    const input = parseInput(anomalyFeedbackInput, { ...fields, metric: req.params.name, expected: true });
+    await services.anomalies.feedback(input);
+    res.redirect(303, `/metric/${encodeURIComponent(input.metric)}#anomalies`);
   });
 
   // Anything else under the pages' prefixes (`/metric/a/b`, `/table/`) is a page that does not exist.

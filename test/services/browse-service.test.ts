@@ -130,8 +130,10 @@ describe("browse service", () => {
       },
     };
     const cached = createBrowseService({ readModel, store: counting, scanHealthTtlMs: 60_000 });
-    await Promise.all([cached.scanHealth(), cached.scanHealth(), cached.scanHealth()]);
+    const answers = await Promise.all([cached.scanHealth(), cached.scanHealth(), cached.scanHealth()]);
     expect(reads).toBe(1);
+    // the same answer, not a copy per page, while neither the scans read nor the view changed
+    expect(await cached.scanHealth()).toBe(answers[2]);
 
     const other = await pglite.fresh();
     const closed = await createStore({ ...other.options, logger });

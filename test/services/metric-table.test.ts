@@ -106,6 +106,17 @@ describe("metric table", () => {
     expect(names(filtered.rows)).toEqual(["zeta_revenue"]);
   });
 
+  it("gives the same answer again for the same view and query, and a new one for another view", () => {
+    const fresh = createMetricTable();
+    const first = fresh(v, query({ status: "unreliable", text: " ORDERS " }));
+    expect(names(first.rows)).toEqual(["alpha_orders", "zeta_revenue"]);
+    expect(fresh(v, query({ status: "unreliable", text: "orders" }))).toBe(first);
+    expect(fresh(v, query({ status: "unreliable", text: "orders", page: 2 }))).not.toBe(first);
+    const next = view();
+    expect(fresh(next, query({ status: "unreliable", text: "orders" }))).not.toBe(first);
+    expect(fresh(next, query({ status: "unreliable", text: "orders" }))).toEqual(first);
+  });
+
   it("gives each row its tables (base first, then joins) and a derived metric its inputs", () => {
     const rows = table(v, query({ sort: "name" })).rows;
     expect(rows.find((r) => r.metric_name === "alpha_orders")).toMatchObject({

@@ -3,8 +3,7 @@
 import { render } from "preact-render-to-string";
 import { describe, expect, it } from "vitest";
 import { chartGeometry, niceTicks, shortNumber, type ChartBox } from "../../src/web/anomaly-chart.js";
-import type { AnomalyBucketView, AnomalySeriesView } from "../../src/web/anomaly-types.js";
-import { markedExpected } from "../../src/web/anomaly-types.js";
+import type { AnomalyBucketView, AnomalySeriesView } from "../../src/services/views.js";
 import { AnomalyChart } from "../../src/web/views/charts.js";
 
 const box: ChartBox = { width: 110, height: 120, left: 10, right: 0, top: 10, bottom: 10 };
@@ -20,7 +19,7 @@ const bucket = (
   lower: band ? band[0] : null,
   upper: band ? band[1] : null,
   anomalous: false,
-  feedback: null,
+  feedback: false,
   ...extra,
 });
 
@@ -50,7 +49,8 @@ describe("anomaly chart geometry", () => {
       [
         bucket(0, 10, [8, 12]),
         bucket(1, 30, [8, 12], { anomalous: true }),
-        bucket(2, 2, [8, 12], { anomalous: true, feedback: "expected" }),
+        // as the service answers a marked bucket: no longer anomalous (the scorer never flags feedback)
+        bucket(2, 2, [8, 12], { feedback: true }),
         bucket(3, null, [8, 12], { anomalous: true }),
       ],
       box,
@@ -78,18 +78,13 @@ describe("anomaly chart geometry", () => {
     expect(shortNumber(2_500_000)).toBe("2.5M");
     expect(shortNumber(0.5)).toBe("0.5");
   });
-
-  it("reads feedback in the forms the service may give it", () => {
-    expect([true, "expected", { expected: true }].map(markedExpected)).toEqual([true, true, true]);
-    expect([null, undefined, false, "unexpected", { expected: false }].map(markedExpected)).toEqual([false, false, false, false, false]);
-  });
 });
 
 describe("anomaly chart SVG", () => {
   it("draws the band, the lines and the flagged points, with an accessible name, escaping every text", () => {
     const series: AnomalySeriesView = {
       rule: "volume_anomaly",
-      measure: null,
+      measure: "rows",
       grain: "day",
       buckets: [bucket(0, 100, [90, 110]), bucket(1, 180, [90, 110], { anomalous: true }), bucket(2, 101, [90, 110])],
     };

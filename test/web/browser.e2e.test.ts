@@ -1,7 +1,9 @@
 // The pages in a real browser: Debian's headless Chromium driven by playwright-core (nothing
 // downloads a browser) on the embedded demo daemon. A person logs in, reads the statuses, filters,
 // opens an unreliable metric, finds its failing test and sample SQL, starts a scan and logs out;
-// a read-only key sees no write button and is refused a forged one. axe-core checks every page
+// a read-only key sees no write button and is refused a forged one. On the demo's planted volume
+// drop the metric page draws the anomaly band, and a read-write user marks the flagged bucket as
+// expected from the page (a read-only one cannot, even with a forged form). axe-core checks every page
 // for serious or critical violations, no page breaks its own Content-Security-Policy, and
 // screenshots are written to MR_SCREENSHOT_DIR (.ci/run prints it).
 import { existsSync } from "node:fs";
@@ -12,6 +14,8 @@ import path from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { combinations, launch, RO_KEY, RW_KEY, waitForStartupScan, type Backend, type RunningDaemon } from "../e2e/daemon-harness.js";
+import { PLANTED_ANOMALIES, utcDay } from "../e2e/expected.js";
+import type { AnomaliesView } from "../../src/services/views.js";
 
 const CHROMIUM = process.env.MR_CHROMIUM ?? "/usr/bin/chromium";
 export const SCREENSHOT_DIR = process.env.MR_SCREENSHOT_DIR ?? path.join(os.tmpdir(), "mr-web-screenshots");
@@ -182,7 +186,7 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     expect(await page.getByRole("button", { name: "Scan now" }).count()).toBe(0);
     await page.goto("/metric/gross_revenue");
     expect(await page.getByRole("button", { name: "Scan now" }).count()).toBe(0);
-    expect(await page.getByRole("button", { name: /Mark .* as expected/ }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Mark as expected/ }).count()).toBe(0);
     // a form it builds itself, with its own valid token, is still refused
     const [refused] = await Promise.all([
       page.waitForResponse((res) => new URL(res.url()).pathname === "/scan"),
@@ -214,6 +218,95 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     const cookie = (await context.cookies()).find((c) => c.name === "mr_session")!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/" });
     expect(cookie.expires).toBeGreaterThan(Date.now() / 1000 + 7 * 3600);
+    await context.close();
+  });
+
+  /** Posts a form the page builds itself (with the page's own CSRF token when it has one) and returns the response. */
+  async function forgePost(page: Page, action: string, fields: Record<string, string>) {
+    const [response] = await Promise.all([
+      page.waitForResponse((res) => new URL(res.url()).pathname === action && res.request().method() === "POST"),
+      page.evaluate(
+        ({ action, fields }) => {
+          const token = (document.querySelector("input[name=_csrf]") as HTMLInputElement).value;
+          const form = document.createElement("form");
+          form.method = "post";
+          form.action = action;
+          for (const [name, value] of Object.entries({ _csrf: token, ...fields })) {
+            const input = document.createElement("input");
+            input.type = "hidden";
+            input.name = name;
+            input.value = value;
+            form.append(input);
+          }
+          document.body.append(form);
+          form.submit();
+        },
+        { action, fields },
+      ),
+    ]);
+    return response;
+  }
+
+  it("draws the planted volume drop's band; a read-write user marks the flagged bucket expected, a read-only one cannot", async () => {
+    const { metric, rule, measure, daysAgo, value } = PLANTED_ANOMALIES.volume;
+    const start = `${utcDay(daysAgo)}T00:00:00.000Z`;
+    const shown = `${utcDay(daysAgo)} 00:00 UTC`;
+    const bucketOf = async () => {
+      const view = (await d!.get(`/v1/reliability/anomalies/${metric}`)) as AnomaliesView;
+      const series = view.series.find((s) => s.rule === rule && s.measure === measure)!;
+      return series.buckets.find((b) => b.start === start)!;
+    };
+    expect(await bucketOf()).toMatchObject({ value, anomalous: true, feedback: false });
+
+    // read-only: the band and the flagged bucket, no button; a forged form to the button's endpoint is refused
+    const ro = await newPage();
+    await logIn(ro.page, RO_KEY);
+    await ro.page.goto(`/metric/${metric}`);
+    const roSection = ro.page.locator("section[aria-labelledby=anomalies]");
+    const roRow = roSection.getByRole("row").filter({ hasText: shown });
+    expect(await roRow.innerText()).toContain("flagged");
+    expect(await roSection.getByRole("button").count()).toBe(0);
+    const refused = await forgePost(ro.page, `/metric/${metric}/anomalies/feedback`, { rule, measure, start });
+    expect(refused.status()).toBe(403);
+    await ro.page.waitForLoadState();
+    expect(await ro.page.locator("h1").innerText()).toBe("Not allowed");
+    expect(await bucketOf()).toMatchObject({ anomalous: true, feedback: false });
+    await ro.context.close();
+
+    // read-write: the chart with its band, an accessible name and the flagged bucket as a table beside it
+    const { context, page } = await newPage();
+    await logIn(page, RW_KEY);
+    await page.goto(`/metric/${metric}`);
+    expect(await page.locator("p.reason").innerText()).toContain(`${utcDay(daysAgo)} had ${value} rows`);
+    const section = page.locator("section[aria-labelledby=anomalies]");
+    const series = section.locator(".series").filter({ has: page.getByRole("heading", { name: `${rule} of ${measure}, per day` }) });
+    const chart = series.getByRole("img");
+    expect(await chart.isVisible()).toBe(true);
+    expect(await chart.getAttribute("aria-label")).toMatch(
+      new RegExp(`^${rule} of ${measure}, per day: \\d+ buckets with the expected band; 1 flagged$`),
+    );
+    expect(await chart.locator("polygon.band").count()).toBeGreaterThan(0);
+    // drawn, not degenerate: the band spans a good part of the plot (the first buckets train, without one)
+    const bands = await Promise.all((await chart.locator("polygon.band").all()).map((b) => b.boundingBox()));
+    expect(Math.max(...bands.map((b) => b!.width))).toBeGreaterThan(100);
+    expect(Math.max(...bands.map((b) => b!.height))).toBeGreaterThan(5);
+    expect(await chart.locator("circle.flag:not(.ok)").count()).toBe(1);
+    const table = series.getByRole("table");
+    expect(await table.getByRole("caption").innerText()).toBe("Flagged buckets");
+    const row = table.getByRole("row").filter({ hasText: shown });
+    expect(await row.innerText()).toContain(String(value));
+    await expectAccessible(page, "metric with an anomaly band");
+    await shot(page, "metric-degraded");
+
+    // mark it from the page: back on the page, the bucket reads as marked and the API has the feedback
+    await row.getByRole("button", { name: `Mark as expected: the bucket of ${shown}` }).click();
+    await page.waitForURL((url) => url.pathname === `/metric/${metric}` && url.hash === "#anomalies");
+    expect(await row.innerText()).toContain("marked expected");
+    expect(await row.getByRole("button").count()).toBe(0);
+    expect(await chart.getAttribute("aria-label")).toMatch(/; 0 flagged, 1 marked expected$/);
+    expect(await chart.locator("circle.flag.ok").count()).toBe(1);
+    expect(await bucketOf()).toMatchObject({ value, anomalous: false, feedback: true });
+    await expectAccessible(page, "metric with a bucket marked expected");
     await context.close();
   });
 

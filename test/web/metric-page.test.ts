@@ -4,8 +4,8 @@
 import { render } from "preact-render-to-string";
 import { describe, expect, it } from "vitest";
 import type { MetricDetailView } from "../../src/services/browse-service.js";
-import type { AnomaliesView } from "../../src/web/anomaly-types.js";
-import { feedbackForm } from "../../src/web/params.js";
+import { anomalyFeedbackInput } from "../../src/api/schemas.js";
+import type { AnomaliesView } from "../../src/services/views.js";
 import type { WebSession } from "../../src/web/session.js";
 import { MetricPage } from "../../src/web/views/metric-page.js";
 import { ir } from "../services/fixtures.js";
@@ -47,7 +47,7 @@ const detail: MetricDetailView = {
   inputs: [],
   derived: [],
 };
-const bucket = (day: number, value: number, anomalous = false, feedback: unknown = null) => ({
+const bucket = (day: number, value: number, anomalous = false, feedback = false) => ({
   start: new Date(Date.UTC(2026, 0, day)).toISOString(),
   value,
   expected: 100,
@@ -63,7 +63,7 @@ const anomalies: AnomaliesView = {
       rule: "metric_value_anomaly",
       measure: "revenue",
       grain: "day",
-      buckets: [bucket(1, 101), bucket(2, 99), bucket(3, 250, true), bucket(4, 20, true, "expected"), bucket(5, 100)],
+      buckets: [bucket(1, 101), bucket(2, 99), bucket(3, 250, true), bucket(4, 20, false, true), bucket(5, 100)],
     },
   ],
 };
@@ -82,9 +82,29 @@ describe("metric page", () => {
     expect(forms).toHaveLength(1); // the bucket already marked expected has no button
     const fields = Object.fromEntries([...forms[0]![1]!.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
     expect(fields).toEqual({ _csrf: "c".repeat(64), rule: "metric_value_anomaly", measure: "revenue", start: "2026-01-03T00:00:00.000Z" });
-    // what the form posts is what the feedback route accepts
-    expect(feedbackForm.parse(fields)).toEqual({ rule: "metric_value_anomaly", measure: "revenue", start: "2026-01-03T00:00:00.000Z" });
-    expect(html).toContain("marked expected");
+    // what the form posts is what POST /v1/reliability/anomalies/:metric/feedback accepts (the route reads it with that schema)
+    expect(anomalyFeedbackInput.parse({ ...fields, metric: "gross_revenue", expected: true })).toEqual({
+      metric: "gross_revenue",
+      rule: "metric_value_anomaly",
+      measure: "revenue",
+      start: "2026-01-03T00:00:00.000Z",
+      expected: true,
+    });
+    // the bucket marked expected (no longer anomalous to the scorer) is still listed, as marked
+    expect(html).toMatch(/2026-01-04 00:00 UTC<\/th>.*?<td>marked expected<\/td>/);
+    expect(html).toContain("1 flagged, 1 marked expected");
+  });
+
+  it("posts a derived metric's series under its input alias, which the feedback schema accepts", () => {
+    const derived: AnomaliesView = {
+      metric: "revenue_per_order",
+      series: [{ rule: "volume_anomaly", measure: "gross_revenue.rows", grain: "day", buckets: [bucket(1, 100), bucket(2, 10, true)] }],
+    };
+    const html = page(session("write"), { kind: "series", view: derived });
+    const form = /<form method="post" action="\/metric\/gross_revenue\/anomalies\/feedback">(.*?)<\/form>/.exec(html)![1]!;
+    const fields = Object.fromEntries([...form.matchAll(/name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    expect(fields.measure).toBe("gross_revenue.rows");
+    expect(anomalyFeedbackInput.safeParse({ ...fields, metric: "revenue_per_order", expected: true }).success).toBe(true);
   });
 
   it("shows a read-only session the flagged buckets but no button, and no section at all without an anomaly service", () => {

@@ -198,7 +198,7 @@ describeCombinations("pages over HTTP", (combination) => {
   });
 
   it("refuses anomaly feedback from a read-only session and on a bucket that was never flagged; takes it on a flagged one", async () => {
-    const fields = { rule: "volume_anomaly", measure: "", start: "2026-01-01T00:00:00.000Z" };
+    const fields = { rule: "volume_anomaly", measure: "rows", start: "2026-01-01T00:00:00.000Z" };
     const ro = await web.login(RO_KEY);
     const roToken = csrfToken((await web.get("/", ro)).text);
     expect((await web.post("/metric/gross_revenue/anomalies/feedback", ro, { ...fields, _csrf: roToken })).status).toBe(403);
@@ -211,7 +211,18 @@ describeCombinations("pages over HTTP", (combination) => {
     expect((await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields, start: "yesterday", _csrf: token })).status).toBe(
       400,
     );
-    // The demo's planted volume drop, 2 days ago: the volume series' measure is left empty in the form.
+    // read by the API's own feedback schema: the same 400s as POST /v1/reliability/anomalies/:metric/feedback
+    const noMeasure = await web.post("/metric/gross_revenue/anomalies/feedback", rw, { ...fields, measure: "", _csrf: token });
+    expect(noMeasure.status).toBe(400);
+    expect(noMeasure.text).toContain("invalid parameter &quot;measure&quot;: expected a measure name");
+    const freshness = await web.post("/metric/gross_revenue/anomalies/feedback", rw, {
+      ...fields,
+      rule: "freshness_anomaly",
+      _csrf: token,
+    });
+    expect(freshness.status).toBe(400);
+    expect(freshness.text).toContain("expected one of volume_anomaly, metric_value_anomaly");
+    // The demo's planted volume drop, 2 days ago: the form posts the series' own measure ("rows").
     const start = `${utcDay(2)}T00:00:00.000Z`;
     const done = await web.post("/metric/deliveries_shipped/anomalies/feedback", rw, { ...fields, start, _csrf: token });
     expect(done.status).toBe(303);

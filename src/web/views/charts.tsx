@@ -1,6 +1,6 @@
 // Server-rendered SVG: the 30-day status strip and an anomaly series with its expected band.
 // Each chart has a text equivalent beside it (a list or a table), so nothing rests on the picture.
-import type { AnomalySeriesView } from "../anomaly-types.js";
+import type { AnomalySeriesView } from "../../services/views.js";
 import { chartGeometry, DEFAULT_BOX } from "../anomaly-chart.js";
 import { utc } from "../format.js";
 import type { Timeline } from "../timeline.js";
@@ -54,13 +54,14 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
 export function AnomalyChart({ series, label }: { series: AnomalySeriesView; label: string }) {
   const box = DEFAULT_BOX;
   const g = chartGeometry(series.buckets, box);
-  const flagged = g.flagged.length;
+  const marked = g.flagged.filter((f) => f.expected).length;
+  const flagged = g.flagged.length - marked;
   return (
     <svg
       class="chart"
       viewBox={`0 0 ${box.width} ${box.height}`}
       role="img"
-      aria-label={`${label}: ${series.buckets.length} buckets with the expected band; ${flagged} flagged`}
+      aria-label={`${label}: ${series.buckets.length} buckets with the expected band; ${flagged} flagged${marked > 0 ? `, ${marked} marked expected` : ""}`}
     >
       {g.ticks.map((t) => (
         <>

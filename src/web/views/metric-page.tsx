@@ -1,8 +1,7 @@
 // `/metric/:name`: status and why, 30 days of it, every test with its sample SQL, the tables and
 // joins it reads, the metrics built on it, and its anomaly series.
 import type { MetricDetailView } from "../../services/browse-service.js";
-import type { TestResultView } from "../../services/views.js";
-import { markedExpected, type AnomaliesView, type AnomalySeriesView } from "../anomaly-types.js";
+import type { AnomaliesView, AnomalySeriesView, TestResultView } from "../../services/views.js";
 import { count, plural, utc } from "../format.js";
 import { reasonSentence } from "../reason.js";
 import type { WebSession } from "../session.js";
@@ -114,7 +113,7 @@ function Structure({ detail }: { detail: MetricDetailView }) {
 }
 
 function seriesLabel(series: AnomalySeriesView): string {
-  return `${series.rule}${series.measure ? ` of ${series.measure}` : ""}, per ${series.grain}`;
+  return `${series.rule} of ${series.measure}, per ${series.grain}`;
 }
 
 function AnomalySeries({
@@ -129,7 +128,8 @@ function AnomalySeries({
   session: WebSession | null;
 }) {
   const label = seriesLabel(series);
-  const flagged = series.buckets.filter((b) => b.anomalous);
+  // Flagged buckets, and those a person marked expected (the scorer no longer flags them).
+  const flagged = series.buckets.filter((b) => b.anomalous || b.feedback);
   return (
     <div class="series">
       <h3 id={`series-${index}`}>{label}</h3>
@@ -178,15 +178,15 @@ function AnomalySeries({
                     : `${count(bucket.lower)} – ${count(bucket.upper)}`}
                 </td>
                 <td>
-                  {markedExpected(bucket.feedback) ? (
+                  {bucket.feedback ? (
                     "marked expected"
                   ) : session?.access === "write" ? (
                     <form method="post" action={`${metricHref(metric)}/anomalies/feedback`}>
                       <CsrfField session={session} />
                       <input type="hidden" name="rule" value={series.rule} />
-                      <input type="hidden" name="measure" value={series.measure ?? ""} />
+                      <input type="hidden" name="measure" value={series.measure} />
                       <input type="hidden" name="start" value={bucket.start} />
-                      <button type="submit" class="small" aria-label={`Mark the bucket of ${utc(bucket.start)} as expected`}>
+                      <button type="submit" class="small" aria-label={`Mark as expected: the bucket of ${utc(bucket.start)}`}>
                         Mark as expected
                       </button>
                     </form>
