@@ -104,8 +104,8 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     // the three statuses, counted
     const counts = page.getByRole("list", { name: "Metrics by status" });
     for (const [status, n] of [
-      ["unreliable", "6"],
-      ["degraded", "5"],
+      ["unreliable", "7"],
+      ["degraded", "4"],
       ["healthy", "5"],
     ] as const) {
       await expect.poll(() => counts.getByRole("link").filter({ hasText: status }).innerText()).toContain(n);
@@ -119,7 +119,7 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL((url) => url.searchParams.get("status") === "unreliable");
     const badges = await page.locator("tbody td .badge").allInnerTexts();
-    expect(badges).toHaveLength(6);
+    expect(badges).toHaveLength(7);
     expect(new Set(badges)).toEqual(new Set(["unreliable"]));
     await expectAccessible(page, "overview filtered");
 
@@ -246,6 +246,26 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     ]);
     return response;
   }
+
+  it("shows an unreliable metric's flagged spike inside its drawn band (the README's screenshot)", async () => {
+    const { metric, rule, measure } = PLANTED_ANOMALIES.value;
+    const { context, page } = await newPage();
+    await logIn(page, RO_KEY);
+    await page.goto(`/metric/${metric}`);
+    // anomalies.severity: high makes the planted spike a HIGH failure: not safe to use
+    await expect.poll(() => page.locator("p.reason").innerText()).toContain("Not safe to use");
+    expect(await page.locator("p.reason").innerText()).toContain(`${measure} (Sum(amount)) per day is within its expected range`);
+    const series = page
+      .locator("section[aria-labelledby=anomalies] .series")
+      .filter({ has: page.getByRole("heading", { name: `${rule} of ${measure}, per day` }) });
+    const chart = series.getByRole("img");
+    expect(await chart.getAttribute("aria-label")).toMatch(/; 1 flagged$/);
+    expect(await chart.locator("polygon.band").count()).toBeGreaterThan(0);
+    expect(await chart.locator("circle.flag:not(.ok)").count()).toBe(1);
+    await expectAccessible(page, "unreliable metric with an anomaly");
+    await shot(page, "metric-unreliable-anomaly");
+    await context.close();
+  });
 
   it("draws the planted volume drop's band; a read-write user marks the flagged bucket expected, a read-only one cannot", async () => {
     const { metric, rule, measure, daysAgo, value } = PLANTED_ANOMALIES.volume;

@@ -100,10 +100,10 @@ describeCombinations("pages over HTTP", (combination) => {
     const cookie = await web.login(RO_KEY);
     const all = (await web.get("/", cookie)).text;
     expect(all).toMatch(/<span class="n">16<\/span> all metrics/);
-    expect(all).toMatch(/<span class="n">6<\/span> <span class="badge s-unreliable">/);
+    expect(all).toMatch(/<span class="n">7<\/span> <span class="badge s-unreliable">/);
     expect(all).toMatch(/Last scan: <span class="badge s-succeeded">succeeded<\/span>/);
     const unreliable = (await web.get("/?status=unreliable", cookie)).text;
-    expect(unreliable).toContain("Metrics 1–6 of 6 matching (16 in all)");
+    expect(unreliable).toContain("Metrics 1–7 of 7 matching (16 in all)");
     expect(unreliable).not.toContain('<th scope="row"><a href="/metric/order_count"');
     const search = (await web.get("/?q=inventory", cookie)).text;
     expect(search).toContain('href="/metric/stock_on_hand"');
