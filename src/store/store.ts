@@ -24,6 +24,11 @@ export interface ScanRecord {
    * scan's results were not written (they are older than the store's)
    */
   results_written?: boolean;
+  /**
+   * completeScan only: the newest succeeded scan before this one completed (null: none), read
+   * under the completion lock, so a read model holding that scan's results can apply this one's
+   */
+  previous_scan_id?: string | null;
 }
 
 /**

@@ -57,7 +57,11 @@ describe.each(targets)("store on $name", (target) => {
     const big = 5_000_000_000; // beyond INT4: the columns are BIGINT and come back as numbers
     const tests = [test("orders", "k1"), test("orders", "k2"), test("aov", "k1")];
     clock = at(1);
-    const { results_written: written, ...done } = await store.completeScan({
+    const {
+      results_written: written,
+      previous_scan_id: previousScan,
+      ...done
+    } = await store.completeScan({
       ...finished(
         "s1",
         tests,
@@ -77,6 +81,7 @@ describe.each(targets)("store on $name", (target) => {
       catalog_version: "v1",
     });
     expect(written).toBe(true); // no later scan had succeeded
+    expect(previousScan).toBeNull(); // the first to succeed
     expect(await store.getScan("s1")).toEqual(done);
     expect(await store.getScan("nope")).toBeNull();
     expect(await store.getRunningScan()).toBeNull();
@@ -191,7 +196,7 @@ describe.each(targets)("store on $name", (target) => {
     await scan("fast", 10, tests, { k: observation(0) }, [status("m", "healthy")]);
     clock = at(20);
     const slow = await store.completeScan(finished("slow", tests, { k: observation(9) }, [status("m", "unreliable")]));
-    expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20), results_written: false });
+    expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20), results_written: false, previous_scan_id: "fast" });
     expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
     expect((await observations()).get("k")?.rows_affected).toBe(0);
   });
