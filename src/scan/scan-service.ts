@@ -127,6 +127,12 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     heartbeat.unref();
     try {
       const snapshot = options.getSnapshot();
+      // A new catalogue version's checks and test definitions (about 130,000 rows at 10,000
+      // metrics) go to the store while the warehouse is read, not in completeScan's transaction,
+      // which writes them itself if this failed.
+      const catalogWritten = store
+        .writeCatalogVersion({ version: snapshot.version, tests: snapshot.tests })
+        .catch((error: unknown) => log.warn({ err: error }, "writing the catalogue version at the scan's start failed"));
       const previous = options.incremental ? await previousPass() : null;
       // Buckets people marked "expected" go back into training and never alert.
       const feedback = feedbackIndex(await store.anomalyFeedback());
@@ -140,6 +146,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
       const storeStarted = performance.now();
+      await catalogWritten;
       const scan = await store.completeScan({
         scan_id: record.scan_id,
         catalog: { version: snapshot.version, tests: snapshot.tests },

@@ -134,6 +134,12 @@ export interface Store {
   heartbeatScan(scanId: string, at: Date): Promise<void>;
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord>;
   /**
+   * Writes a catalogue version's checks and test definitions, in a transaction of its own; nothing
+   * when the store holds the version already. The scan service calls it while the warehouse is
+   * read, so that completeScan (which writes the version itself when it is missing) finds it there.
+   */
+  writeCatalogVersion(catalog: FinishedScan["catalog"]): Promise<void>;
+  /**
    * Writes what changed (check results, statuses, status periods; the catalogue version once)
    * in ONE transaction, and marks the scan succeeded. finished_at is taken inside it.
    */

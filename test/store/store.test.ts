@@ -216,6 +216,18 @@ describe.each(targets)("store on $name", (target) => {
     ).toEqual([{ tolerance: 0.5 }]);
   });
 
+  it("writes a catalogue version ahead of the scan that completes it, once", async () => {
+    const v1 = [test("m", "k1"), test("m", "k2"), test("n", "k2")];
+    await store.writeCatalogVersion({ version: "v1", tests: v1 });
+    expect(await count("test_definitions")).toBe(3);
+    expect(await count("checks")).toBe(2);
+    await store.writeCatalogVersion({ version: "v1", tests: v1 });
+    await scan("a", 10, v1, { k1: observation(), k2: observation(1) }, [status("m", "healthy"), status("n", "healthy")]);
+    expect(await count("test_definitions")).toBe(3);
+    expect(await count("checks")).toBe(2);
+    expect((await store.readState({ historyLimit: 1 })).observations.get("k2")).toEqual(observation(1));
+  });
+
   it("keeps everything across a restart and applies no migration twice", async () => {
     await scan("a", 10, [test("m", "k")], { k: observation(2) }, [status("m", "healthy")]);
     const before = await store.readState({ historyLimit: 10 });
