@@ -8,7 +8,7 @@ import { nameOf } from "./mapping.js";
 import { readMetricFlowProject, type MetricFlowDocument } from "./metricflow/read-project.js";
 import { toDefinition } from "./to-definition.js";
 import type { Catalog, CatalogError, CatalogFile, CatalogWarning, DeclaredTest, MetricDefinition } from "./types.js";
-import { parseYamlDocuments } from "./yaml-documents.js";
+import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
 import { readMetricEntries } from "./yaml-entries.js";
 
 export interface ParseOptions {
@@ -37,7 +37,12 @@ function attachDeclaredTests(metrics: MetricDefinition[], byTable: ReadonlyMap<s
   });
 }
 
-export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAULT_PARSE_OPTIONS): Catalog {
+/** `parsed`: the files' YAML already parsed (by file name), e.g. on several threads; parsed here when absent. */
+export function parseCatalog(
+  files: CatalogFile[],
+  options: ParseOptions = DEFAULT_PARSE_OPTIONS,
+  parsed?: ReadonlyMap<string, ParsedYaml>,
+): Catalog {
   const errors: CatalogError[] = [];
   const warnings: CatalogWarning[] = [];
   const candidates: MetricDefinition[] = [];
@@ -48,12 +53,12 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
   // Sorted by file name so that "the second duplicate" and the output order are stable.
   for (const file of [...files].sort(compareFiles)) {
     if (isDbtProjectFile(file.file)) continue; // dbt_project.yml, packages.yml...: read by name, nothing for us
-    const parsed = parseYamlDocuments(file);
-    if ("error" in parsed) {
-      errors.push(parsed.error);
+    const yaml = parsed?.get(file.file) ?? parseYamlDocuments(file);
+    if ("error" in yaml) {
+      errors.push(yaml.error);
       continue;
     }
-    const form = fileForm(parsed.documents);
+    const form = fileForm(yaml.documents);
     if (form === "unknown") {
       warnings.push({
         file: file.file,
@@ -62,10 +67,10 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
       continue;
     }
     if (form === "metricflow") {
-      parsed.documents.forEach((document, index) => metricflow.push({ file: file.file, index, document }));
+      yaml.documents.forEach((document, index) => metricflow.push({ file: file.file, index, document }));
       continue;
     }
-    const { entries, errors: fileErrors } = readMetricEntries(file.file, parsed.documents);
+    const { entries, errors: fileErrors } = readMetricEntries(file.file, yaml.documents);
     errors.push(...fileErrors);
     entries.forEach((raw, index) => {
       const name = nameOf(raw);
