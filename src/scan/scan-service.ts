@@ -164,6 +164,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
           ? { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) }
           : null;
       const storeSeconds = (performance.now() - storeStarted) / 1000;
+      const readModelStarted = performance.now();
       // Pruned right after (below): the read model drops the same status periods now.
       const pruneBefore = new Date(Date.now() - options.retentionDays * 86_400_000);
       // The read model (and with it /metrics) follows the store: it takes in what was just written,
@@ -177,6 +178,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
           prunedBefore: pruneBefore,
         })
         .catch((error: unknown) => log.warn({ err: error }, "updating the read model after the scan failed"));
+      const readModelSeconds = (performance.now() - readModelStarted) / 1000;
       const total = (performance.now() - started) / 1000;
       metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
       metrics.countIsolationQueries(outcome.isolationQueries);
@@ -186,6 +188,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         evaluate: round3(outcome.timings.evaluate),
         series: round3(outcome.timings.series),
         store: round3(storeSeconds),
+        read_model: round3(readModelSeconds),
       };
       log.info(
         {
