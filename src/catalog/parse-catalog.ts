@@ -8,7 +8,7 @@ import { nameOf } from "./mapping.js";
 import { readMetricFlowProject, type MetricFlowDocument } from "./metricflow/read-project.js";
 import { toDefinition } from "./to-definition.js";
 import type { Catalog, CatalogError, CatalogFile, CatalogWarning, DeclaredTest, MetricDefinition } from "./types.js";
-import { parseYamlDocuments, type ParsedYaml } from "./yaml-documents.js";
+import { parseYamlDocuments } from "./yaml-documents.js";
 import { readMetricEntries } from "./yaml-entries.js";
 
 export interface ParseOptions {
@@ -37,12 +37,7 @@ function attachDeclaredTests(metrics: MetricDefinition[], byTable: ReadonlyMap<s
   });
 }
 
-/** `parsed`: the files' YAML already parsed (by file name), e.g. on several threads; parsed here when absent. */
-export function parseCatalog(
-  files: CatalogFile[],
-  options: ParseOptions = DEFAULT_PARSE_OPTIONS,
-  parsed?: ReadonlyMap<string, ParsedYaml>,
-): Catalog {
+export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAULT_PARSE_OPTIONS): Catalog {
   const errors: CatalogError[] = [];
   const warnings: CatalogWarning[] = [];
   const candidates: MetricDefinition[] = [];
@@ -53,12 +48,12 @@ export function parseCatalog(
   // Sorted by file name so that "the second duplicate" and the output order are stable.
   for (const file of [...files].sort(compareFiles)) {
     if (isDbtProjectFile(file.file)) continue; // dbt_project.yml, packages.yml...: read by name, nothing for us
-    const yaml = parsed?.get(file.file) ?? parseYamlDocuments(file);
-    if ("error" in yaml) {
-      errors.push(yaml.error);
+    const parsed = parseYamlDocuments(file);
+    if ("error" in parsed) {
+      errors.push(parsed.error);
       continue;
     }
-    const form = fileForm(yaml.documents);
+    const form = fileForm(parsed.documents);
     if (form === "unknown") {
       warnings.push({
         file: file.file,
@@ -67,10 +62,10 @@ export function parseCatalog(
       continue;
     }
     if (form === "metricflow") {
-      yaml.documents.forEach((document, index) => metricflow.push({ file: file.file, index, document }));
+      parsed.documents.forEach((document, index) => metricflow.push({ file: file.file, index, document }));
       continue;
     }
-    const { entries, errors: fileErrors } = readMetricEntries(file.file, yaml.documents);
+    const { entries, errors: fileErrors } = readMetricEntries(file.file, parsed.documents);
     errors.push(...fileErrors);
     entries.forEach((raw, index) => {
       const name = nameOf(raw);

@@ -7,10 +7,8 @@ export function fileError(file: string, message: string): CatalogError {
   return { metric: null, file, message: `${file}: ${message}` };
 }
 
-export type ParsedYaml = { documents: unknown[] } | { error: CatalogError };
-
 /** Documents in file order; empty documents (a leading or trailing `---`) are dropped. */
-export function parseYamlDocuments(file: CatalogFile): ParsedYaml {
+export function parseYamlDocuments(file: CatalogFile): { documents: unknown[] } | { error: CatalogError } {
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(file.content, { lineCounter, prettyErrors: false });
   const docs = Array.isArray(parsed) ? parsed : [];

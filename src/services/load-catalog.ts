@@ -6,7 +6,6 @@ import { DEFAULT_ANOMALY_DEFAULTS, type AnomalyDefaults } from "../compile/anoma
 import { compileCatalog } from "../compile/compile.js";
 import { inferCatalog } from "../infer/infer.js";
 import { makeSnapshot, type CatalogSnapshot } from "../infer/catalog-snapshot.js";
-import { parseYamlFiles } from "./parse-yaml.js";
 
 export async function loadCatalogSnapshot(
   metricsDir: string,
@@ -15,7 +14,7 @@ export async function loadCatalogSnapshot(
   anomalyDefaults: AnomalyDefaults = DEFAULT_ANOMALY_DEFAULTS,
 ): Promise<CatalogSnapshot> {
   const files = await readCatalogFiles(metricsDir);
-  const catalog = parseCatalog(files, options, await parseYamlFiles(files));
+  const catalog = parseCatalog(files, options);
   const metrics = compileCatalog(catalog.metrics, anomalyDefaults);
   return makeSnapshot({ metrics, tests: inferCatalog(metrics), errors: catalog.errors, warnings: catalog.warnings, compiled_at: now });
 }
