@@ -123,7 +123,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     maxQuerySize: config.MAX_QUERY_SIZE,
     retentionDays: config.HISTORY_RETENTION_DAYS,
     incremental: config.SCAN_INCREMENTAL,
-    afterScan: () => readModel.refresh({ force: true }),
+    afterScan: (write) => readModel.applyScan(write),
     currentObservations: () => readModel.view().observations,
     owner: self,
     seriesCache,

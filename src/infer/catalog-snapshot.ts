@@ -29,10 +29,17 @@ export interface CatalogSnapshot {
 /** What the store keeps per test; a change to any of it is a new catalogue version. */
 export function catalogVersion(tests: readonly InferredTest[]): string {
   const hash = createHash("sha256");
-  for (const t of tests)
-    hash.update(
-      `${t.metric}\u0000${t.key}\u0000${t.rule}\u0000${t.name}\u0000${t.severity}\u0000${t.confidence}\u0000${t.tolerance}\u0000${t.sample_sql}\n`,
-    );
+  // The same bytes as one update per test, handed over a thousand tests at a time (130,000 calls
+  // into the hash cost more than the hashing).
+  let chunk = "";
+  tests.forEach((t, i) => {
+    chunk += `${t.metric}\u0000${t.key}\u0000${t.rule}\u0000${t.name}\u0000${t.severity}\u0000${t.confidence}\u0000${t.tolerance}\u0000${t.sample_sql}\n`;
+    if (i % 1000 === 999) {
+      hash.update(chunk);
+      chunk = "";
+    }
+  });
+  hash.update(chunk);
   return hash.digest("hex");
 }
 

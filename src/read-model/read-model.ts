@@ -1,11 +1,14 @@
 // The replica's in-memory view of the store: statuses, current check observations and recent
 // status periods as of the newest succeeded scan. Requests and /metrics read it, never the
-// store's full result set. Rebuilt after each scan this replica runs and whenever the store
-// shows a newer succeeded scan (another replica's), checked cheaply on each sweep.
+// store's full result set. Loaded whole at start-up and whenever the store shows a newer
+// succeeded scan (another replica's), checked cheaply on each sweep; after a scan this replica
+// ran, built from the last state plus what the scan wrote (apply-scan.ts), reloading whole when
+// that cannot be trusted.
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
+import { applyScan, type ScanWrite } from "./apply-scan.js";
 
 export interface ReadView {
   catalog: CatalogSnapshot;
@@ -28,6 +31,12 @@ export interface ReadModel {
    * Resolves true when the view changed. A store failure rejects and keeps the last view.
    */
   refresh(options?: { force?: boolean }): Promise<boolean>;
+  /**
+   * After a scan this replica completed: the view becomes the last one plus what the scan wrote
+   * ("applied"), or is reloaded whole when the store may hold more than that ("reloaded"). A
+   * store failure during a reload rejects and keeps the last view.
+   */
+  applyScan(write: ScanWrite): Promise<"applied" | "reloaded">;
   /** Called with each new view (Prometheus gauges, cached serialisations). */
   onChange(listener: (view: ReadView) => void): void;
 }
@@ -37,7 +46,7 @@ export interface ReadModelOptions {
   getSnapshot: () => CatalogSnapshot;
   /** status periods kept per metric */
   historyLimit: number;
-  logger?: Pick<Logger, "warn" | "debug">;
+  logger?: Pick<Logger, "warn" | "debug" | "info">;
 }
 
 /**
@@ -63,18 +72,16 @@ const EMPTY: ReadState = { scan: null, statuses: [], observations: new Map(), hi
 
 export function createReadModel(options: ReadModelOptions): ReadModel {
   const { store, getSnapshot, historyLimit } = options;
-  let current = buildView(getSnapshot(), EMPTY, new Date());
+  /** what the store held when the view was built (statuses before buildView dates them) */
+  let state: ReadState = EMPTY;
+  let current = buildView(getSnapshot(), state, new Date());
   let loaded = false;
-  let inFlight: Promise<boolean> | null = null;
+  let inFlight: Promise<unknown> | null = null;
   const listeners: ((view: ReadView) => void)[] = [];
 
-  async function reload(force: boolean): Promise<boolean> {
-    if (!force && loaded) {
-      const newest = await store.newestSucceededScan();
-      if (newest?.scan_id === current.scan?.scan_id && getSnapshot() === current.catalog) return false;
-    }
-    const state = await store.readState({ historyLimit });
-    current = buildView(getSnapshot(), state, new Date());
+  function publish(next: ReadState): void {
+    state = next;
+    current = buildView(getSnapshot(), next, new Date());
     loaded = true;
     for (const listener of listeners) {
       try {
@@ -83,23 +90,45 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
         options.logger?.warn({ err: error }, "read model listener failed");
       }
     }
+  }
+
+  async function reload(force: boolean): Promise<boolean> {
+    if (!force && loaded) {
+      const newest = await store.newestSucceededScan();
+      if (newest?.scan_id === current.scan?.scan_id && getSnapshot() === current.catalog) return false;
+    }
+    publish(await store.readState({ historyLimit }));
     return true;
+  }
+
+  async function apply(write: ScanWrite): Promise<"applied" | "reloaded"> {
+    const result = loaded ? applyScan(state, write, historyLimit) : { reload: "the view was never loaded" };
+    if ("reload" in result) {
+      options.logger?.info({ scan_id: write.scan.scan_id, reason: result.reload }, "reloading the read model after the scan");
+      await reload(true);
+      return "reloaded";
+    }
+    publish(result.state);
+    return "applied";
+  }
+
+  /** One change at a time: each waits for the one running (whatever its outcome), then runs. */
+  function queued<T>(run: () => Promise<T>): Promise<T> {
+    const previous = inFlight;
+    const next: Promise<T> = (async () => {
+      if (previous) await previous.catch(() => undefined);
+      return run();
+    })().finally(() => {
+      if (inFlight === next) inFlight = null;
+    });
+    inFlight = next;
+    return next;
   }
 
   return {
     view: () => current,
-    refresh({ force = false } = {}) {
-      // One reload at a time; a forced one waits for a running check, then reloads.
-      const run = async (): Promise<boolean> => {
-        if (inFlight) await inFlight.catch(() => undefined);
-        return reload(force);
-      };
-      const next = run().finally(() => {
-        if (inFlight === next) inFlight = null;
-      });
-      inFlight = next;
-      return next;
-    },
+    refresh: ({ force = false } = {}) => queued(() => reload(force)),
+    applyScan: (write) => queued(() => apply(write)),
     onChange(listener) {
       listeners.push(listener);
     },

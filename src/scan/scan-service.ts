@@ -8,6 +8,7 @@ import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import { nextPass, type PreviousCheck } from "../evaluate/reuse.js";
+import type { ScanWrite } from "../read-model/apply-scan.js";
 import type { SeriesCache } from "../read-model/series-cache.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
@@ -38,8 +39,8 @@ export interface ScanServiceOptions {
   retentionDays: number;
   /** SCAN_INCREMENTAL: checks on tables unchanged since the last pass keep its results (main.ts: on unless turned off) */
   incremental?: boolean;
-  /** after a scan is stored: the read model reloads from the store */
-  afterScan?: () => Promise<unknown>;
+  /** after a scan is stored, with what it wrote: the read model applies it (or reloads from the store) */
+  afterScan?: (write: ScanWrite) => Promise<unknown>;
   /** the observations the replica serves, for a run that joined a scan it did not start */
   currentObservations?: () => ReadonlyMap<string, CheckObservation>;
   /** recorded with each scan, so a restarted process can abort its predecessor's (scan/orphans.ts) */
@@ -126,6 +127,12 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     heartbeat.unref();
     try {
       const snapshot = options.getSnapshot();
+      // A new catalogue version's checks and test definitions (about 130,000 rows at 10,000
+      // metrics) go to the store while the warehouse is read, not in completeScan's transaction,
+      // which writes them itself if this failed.
+      const catalogWritten = store
+        .writeCatalogVersion({ version: snapshot.version, tests: snapshot.tests })
+        .catch((error: unknown) => log.warn({ err: error }, "writing the catalogue version at the scan's start failed"));
       const previous = options.incremental ? await previousPass() : null;
       // Buckets people marked "expected" go back into training and never alert.
       const feedback = feedbackIndex(await store.anomalyFeedback());
@@ -139,6 +146,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
       const storeStarted = performance.now();
+      await catalogWritten;
       const scan = await store.completeScan({
         scan_id: record.scan_id,
         catalog: { version: snapshot.version, tests: snapshot.tests },
@@ -156,9 +164,21 @@ export function createScanService(options: ScanServiceOptions): ScanService {
           ? { scanId: scan.scan_id, checks: nextPass(previous, outcome.passes, outcome.observations) }
           : null;
       const storeSeconds = (performance.now() - storeStarted) / 1000;
-      // The read model (and with it /metrics) follows the store: it reloads what was just written,
+      const readModelStarted = performance.now();
+      // Pruned right after (below): the read model drops the same status periods now.
+      const pruneBefore = new Date(Date.now() - options.retentionDays * 86_400_000);
+      // The read model (and with it /metrics) follows the store: it takes in what was just written,
       // before the scan counts as done, so a caller told "succeeded" reads the new statuses.
-      await options.afterScan?.().catch((error: unknown) => log.warn({ err: error }, "reloading the read model after the scan failed"));
+      await options
+        .afterScan?.({
+          scan,
+          statuses: outcome.statuses,
+          observations: outcome.observations,
+          ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
+          prunedBefore: pruneBefore,
+        })
+        .catch((error: unknown) => log.warn({ err: error }, "updating the read model after the scan failed"));
+      const readModelSeconds = (performance.now() - readModelStarted) / 1000;
       const total = (performance.now() - started) / 1000;
       metrics.observeScan(record.trigger, "succeeded", total, scan.finished_at ?? new Date());
       metrics.countIsolationQueries(outcome.isolationQueries);
@@ -168,6 +188,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         evaluate: round3(outcome.timings.evaluate),
         series: round3(outcome.timings.series),
         store: round3(storeSeconds),
+        read_model: round3(readModelSeconds),
       };
       log.info(
         {
@@ -182,7 +203,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         "scan succeeded",
       );
       // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.
-      pruning = store.prune(new Date(Date.now() - options.retentionDays * 86_400_000)).catch((error: unknown) => {
+      pruning = store.prune(pruneBefore).catch((error: unknown) => {
         log.warn({ err: error }, "pruning history failed");
       });
       return { scan, observations: outcome.observations };

@@ -18,11 +18,20 @@ export function quoteIdentifier(name: string): string {
   return "`" + assertIdentifier(name) + "`";
 }
 
+/** Quoted tables: a 10,000-metric catalogue quotes its 100 tables about 300,000 times while inferring. */
+const quotedTables = new Map<string, string>();
+const QUOTED_TABLES_KEPT = 10_000;
+
 /** "database.table" -> `database`.`table` */
 export function quoteTable(qualified: string): string {
+  const known = quotedTables.get(qualified);
+  if (known !== undefined) return known;
   const parts = qualified.split(".");
   if (parts.length !== 2) throw new Error(`invalid table ${JSON.stringify(qualified)}: expected database.table`);
-  return parts.map((p) => quoteIdentifier(p)).join(".");
+  const quoted = parts.map((p) => quoteIdentifier(p)).join(".");
+  if (quotedTables.size >= QUOTED_TABLES_KEPT) quotedTables.clear();
+  quotedTables.set(qualified, quoted);
+  return quoted;
 }
 
 export function isQualifiedTable(qualified: string): boolean {

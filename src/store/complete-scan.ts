@@ -130,6 +130,11 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   // A scan that started later already succeeded: this one read older data, and must not roll
   // statuses or results back. It is still recorded as succeeded, with its own summary.
   const overtaken = await sql(`SELECT 1 FROM "scans" WHERE "status" = 'succeeded' AND "started_at" > $1 LIMIT 1`, [existing.started_at]);
+  // Under the lock no other completion runs: a read model holding this scan's results can add
+  // this scan's writes to them instead of reading everything back (read-model/apply-scan.ts).
+  const [previous] = (
+    await sql<{ id: string }>(`SELECT "id" FROM "scans" WHERE "status" = 'succeeded' ORDER BY "finished_at" DESC, "id" DESC LIMIT 1`)
+  ).rows;
   if (overtaken.rows.length === 0) {
     // Results an incremental scan kept as they were are in the store as they are: not sent again.
     const unchanged = scan.unchanged;
@@ -150,5 +155,5 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
       [scan.scan_id, finishedAt, total, passing, failing, warning, scan.catalog.version],
     )
   ).rows;
-  return { ...toScanRecord(row!), results_written: overtaken.rows.length === 0 };
+  return { ...toScanRecord(row!), results_written: overtaken.rows.length === 0, previous_scan_id: previous?.id ?? null };
 }

@@ -4,6 +4,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { insertAnomalyFeedback, readAnomalyBuckets, readAnomalyFeedback } from "./anomaly-store.js";
 import { readPasses } from "./check-passes.js";
+import { ensureCatalogVersion } from "./catalog-version.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
@@ -110,6 +111,14 @@ class PrismaStore implements Store {
             ...(owner ? { ownerHost: owner.host, ownerPid: owner.pid, ownerStartedAt: owner.process_started_at } : {}),
           },
         }),
+      ),
+    );
+  }
+
+  writeCatalogVersion(catalog: FinishedScan["catalog"]): Promise<void> {
+    return guard("writeCatalogVersion", () =>
+      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
+        ensureCatalogVersion(sql, catalog.version, catalog.tests, this.now()),
       ),
     );
   }

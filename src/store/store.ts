@@ -24,6 +24,11 @@ export interface ScanRecord {
    * scan's results were not written (they are older than the store's)
    */
   results_written?: boolean;
+  /**
+   * completeScan only: the newest succeeded scan before this one completed (null: none), read
+   * under the completion lock, so a read model holding that scan's results can apply this one's
+   */
+  previous_scan_id?: string | null;
 }
 
 /**
@@ -128,6 +133,12 @@ export interface Store {
   /** Proves the scan's process is alive (see abortOrphanedScans). */
   heartbeatScan(scanId: string, at: Date): Promise<void>;
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord>;
+  /**
+   * Writes a catalogue version's checks and test definitions, in a transaction of its own; nothing
+   * when the store holds the version already. The scan service calls it while the warehouse is
+   * read, so that completeScan (which writes the version itself when it is missing) finds it there.
+   */
+  writeCatalogVersion(catalog: FinishedScan["catalog"]): Promise<void>;
   /**
    * Writes what changed (check results, statuses, status periods; the catalogue version once)
    * in ONE transaction, and marks the scan succeeded. finished_at is taken inside it.

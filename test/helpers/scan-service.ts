@@ -24,7 +24,7 @@ export function testScanService(
     concurrency: 2,
     maxQuerySize: 262_144,
     retentionDays: 30,
-    ...(readModel ? { afterScan: () => readModel.refresh({ force: true }), currentObservations: () => readModel.view().observations } : {}),
+    ...(readModel ? { afterScan: (write) => readModel.applyScan(write), currentObservations: () => readModel.view().observations } : {}),
   });
 }
 

@@ -57,7 +57,11 @@ describe.each(targets)("store on $name", (target) => {
     const big = 5_000_000_000; // beyond INT4: the columns are BIGINT and come back as numbers
     const tests = [test("orders", "k1"), test("orders", "k2"), test("aov", "k1")];
     clock = at(1);
-    const { results_written: written, ...done } = await store.completeScan({
+    const {
+      results_written: written,
+      previous_scan_id: previousScan,
+      ...done
+    } = await store.completeScan({
       ...finished(
         "s1",
         tests,
@@ -77,6 +81,7 @@ describe.each(targets)("store on $name", (target) => {
       catalog_version: "v1",
     });
     expect(written).toBe(true); // no later scan had succeeded
+    expect(previousScan).toBeNull(); // the first to succeed
     expect(await store.getScan("s1")).toEqual(done);
     expect(await store.getScan("nope")).toBeNull();
     expect(await store.getRunningScan()).toBeNull();
@@ -191,7 +196,7 @@ describe.each(targets)("store on $name", (target) => {
     await scan("fast", 10, tests, { k: observation(0) }, [status("m", "healthy")]);
     clock = at(20);
     const slow = await store.completeScan(finished("slow", tests, { k: observation(9) }, [status("m", "unreliable")]));
-    expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20), results_written: false });
+    expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20), results_written: false, previous_scan_id: "fast" });
     expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
     expect((await observations()).get("k")?.rows_affected).toBe(0);
   });
@@ -209,6 +214,18 @@ describe.each(targets)("store on $name", (target) => {
     expect(
       await inspect(`SELECT "tolerance" FROM "test_definitions" WHERE "catalog_version" = 'v2' ORDER BY "tolerance" DESC LIMIT 1`),
     ).toEqual([{ tolerance: 0.5 }]);
+  });
+
+  it("writes a catalogue version ahead of the scan that completes it, once", async () => {
+    const v1 = [test("m", "k1"), test("m", "k2"), test("n", "k2")];
+    await store.writeCatalogVersion({ version: "v1", tests: v1 });
+    expect(await count("test_definitions")).toBe(3);
+    expect(await count("checks")).toBe(2);
+    await store.writeCatalogVersion({ version: "v1", tests: v1 });
+    await scan("a", 10, v1, { k1: observation(), k2: observation(1) }, [status("m", "healthy"), status("n", "healthy")]);
+    expect(await count("test_definitions")).toBe(3);
+    expect(await count("checks")).toBe(2);
+    expect((await store.readState({ historyLimit: 1 })).observations.get("k2")).toEqual(observation(1));
   });
 
   it("keeps everything across a restart and applies no migration twice", async () => {
