@@ -37,9 +37,9 @@ describeCombinations("anomaly series and feedback", (combination) => {
   };
   const status = async (metric: string) => (await session().d.get(`/v1/reliability/status/${metric}`)).status as string;
 
-  it("the planted anomalies make their metrics degraded; the demo still shows every status", async () => {
+  it("the planted anomalies make their metrics degraded, unreliable with anomalies.severity: high; the demo still shows every status", async () => {
     expect(await status(PLANTED_ANOMALIES.volume.metric)).toBe("degraded");
-    expect(await status(PLANTED_ANOMALIES.value.metric)).toBe("degraded");
+    expect(await status(PLANTED_ANOMALIES.value.metric)).toBe("unreliable");
     const listing = await session().d.get("/v1/reliability/status");
     expect(new Set(listing.metrics.map((m: { status: string }) => m.status))).toEqual(new Set(["healthy", "degraded", "unreliable"]));
     expect(Object.fromEntries(listing.metrics.map((m: { metric_name: string; status: string }) => [m.metric_name, m.status]))).toEqual(
@@ -152,7 +152,7 @@ describeCombinations("anomaly series and feedback", (combination) => {
       d.trpc(RO_KEY).reliability.anomalyFeedback.mutate({ metric, rule, measure, start: dayStart(daysAgo), expected: true }),
     ).rejects.toMatchObject({ data: { appCode: "forbidden", httpStatus: 403 } });
     // Statuses follow at the next scan.
-    expect(await status(metric)).toBe("degraded");
+    expect(await status(metric)).toBe("unreliable");
     const scan = await d.request("POST", "/v1/reliability/scan?wait=true", { key: RW_KEY });
     expect(scan.body.status).toBe("succeeded");
     expect(await status(PLANTED_ANOMALIES.volume.metric)).toBe("healthy");
