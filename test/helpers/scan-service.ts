@@ -3,7 +3,7 @@
 import pino from "pino";
 import { createMetrics } from "../../src/metrics/prometheus.js";
 import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
-import { createScanService } from "../../src/scan/scan-service.js";
+import { createScanService, type ScanServiceOptions } from "../../src/scan/scan-service.js";
 import type { ScanService } from "../../src/scan/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import type { Store } from "../../src/store/store.js";
@@ -14,6 +14,7 @@ export function testScanService(
   warehouse: Warehouse,
   getSnapshot: () => CatalogSnapshot,
   readModel?: ReadModel,
+  overrides: Partial<ScanServiceOptions> = {},
 ): ScanService {
   return createScanService({
     getSnapshot,
@@ -25,6 +26,7 @@ export function testScanService(
     maxQuerySize: 262_144,
     retentionDays: 30,
     ...(readModel ? { afterScan: (write) => readModel.applyScan(write), currentObservations: () => readModel.view().observations } : {}),
+    ...overrides,
   });
 }
 

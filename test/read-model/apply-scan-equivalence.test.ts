@@ -4,18 +4,16 @@
 // full reload of the store builds, field by field and in what the services answer from it: for a
 // first scan, a scan that changes statuses, one that changes nothing, and an incremental scan
 // that keeps results of unchanged tables.
-import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { createMetrics } from "../../src/metrics/prometheus.js";
 import type { ScanWrite } from "../../src/read-model/apply-scan.js";
 import { createReadModel, type ReadModel, type ReadView } from "../../src/read-model/read-model.js";
-import { createScanService } from "../../src/scan/scan-service.js";
 import type { ScanService } from "../../src/scan/types.js";
 import { createBrowseService } from "../../src/services/browse-service.js";
 import { createReliabilityService } from "../../src/services/reliability-service.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
+import { testScanService } from "../helpers/scan-service.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { incrementalCatalog, incrementalStatements } from "../scan/incremental-fixture.js";
 import { targets, type TestDatabase } from "../store/databases.js";
@@ -44,18 +42,9 @@ describe.each(targets)("the read model after its own scans, on the $name store",
   let incremental: ScanService;
 
   const serviceOn = (on: boolean) =>
-    createScanService({
-      getSnapshot: () => snapshot,
-      warehouses: new Map([["default", handle.warehouse]]),
-      store,
-      metrics: createMetrics(),
-      logger: pino({ level: "silent" }),
-      concurrency: 2,
-      maxQuerySize: 262_144,
-      retentionDays: 30,
+    testScanService(store, handle.warehouse, () => snapshot, model, {
       incremental: on,
       afterScan: async (write) => writes.push({ write, outcome: await model.applyScan(write) }),
-      currentObservations: () => model.view().observations,
     });
 
   beforeAll(async () => {
@@ -145,15 +134,7 @@ describe.each(targets)("the read model after its own scans, on the $name store",
   it("reloads instead when another process's scan completed since the view was built", async () => {
     const other = createReadModel({ store, getSnapshot: () => snapshot, historyLimit: HISTORY_LIMIT });
     await other.refresh({ force: true });
-    const otherService = createScanService({
-      getSnapshot: () => snapshot,
-      warehouses: new Map([["default", handle.warehouse]]),
-      store,
-      metrics: createMetrics(),
-      logger: pino({ level: "silent" }),
-      concurrency: 2,
-      maxQuerySize: 262_144,
-      retentionDays: 30,
+    const otherService = testScanService(store, handle.warehouse, () => snapshot, undefined, {
       afterScan: (write) => other.applyScan(write),
     });
     await otherService.run("manual");
