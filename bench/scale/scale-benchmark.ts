@@ -144,17 +144,19 @@ async function main(): Promise<void> {
       size = bytes;
       previous = statuses;
     }
+    const metric = [...(previous?.keys() ?? [])][0]!;
+    // The pages: the overview's first page (worst first, 50 rows) and one metric's page.
+    const loadOptions = async () => ({
+      root,
+      workDir,
+      seconds: n("seconds"),
+      connections: n("connections"),
+      progress,
+      pages: ["/", `/metric/${metric}`],
+      cookie: await pageSession(daemon),
+    });
     if (args["pages-only"]) {
-      const metric = [...(previous?.keys() ?? [])][0]!;
-      const pageLoad = await loadTest(daemon, [], {
-        root,
-        workDir,
-        seconds: n("seconds"),
-        connections: n("connections"),
-        progress,
-        pages: ["/", `/metric/${metric}`],
-        cookie: await pageSession(daemon),
-      });
+      const pageLoad = await loadTest(daemon, [], await loadOptions());
       await lag.stop();
       printPagesReport({ metrics: n("metrics"), tables: n("tables"), store: store.label, tests: compiled?.tests ?? NaN, load: pageLoad });
       return;
@@ -182,20 +184,10 @@ async function main(): Promise<void> {
     await sleep(n("idle") * 1000);
     lag.setPhase("load");
 
-    const metric = [...(previous?.keys() ?? [])][0]!;
     const load = await loadTest(
       daemon,
       ["/v1/reliability/status", `/v1/reliability/status/${metric}`, "/v1/validation/tests?limit=100", "/metrics"],
-      {
-        root,
-        workDir,
-        seconds: n("seconds"),
-        connections: n("connections"),
-        progress,
-        // The pages: the overview's first page (worst first, 50 rows) and one metric's page.
-        pages: ["/", `/metric/${metric}`],
-        cookie: await pageSession(daemon),
-      },
+      await loadOptions(),
     );
     const peakRss = await daemon.peakRss();
     await lag.stop();
