@@ -1,5 +1,6 @@
-// The README's command lines, run exactly as written, as a shell runs them in a checkout:
-// `npx metric-reliability ...` (CLI section) and `npm start` (Quick start), each as a child process.
+// The documented command lines, run exactly as written, as a shell runs them in a checkout:
+// `npx metric-reliability ...` (docs/cli.md) and every line of the README's `sh` blocks (`npm start`
+// and the first API call here; `npm test` is what .ci/run runs), each as a child process.
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -12,14 +13,26 @@ import { freePort } from "../helpers/free-port.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const README = readFileSync(path.join(ROOT, "README.md"), "utf8");
+const CLI_PAGE = readFileSync(path.join(ROOT, "docs", "cli.md"), "utf8");
 const run = promisify(execFile);
 
-/** The lines of the README's `sh` blocks that start with `prefix`, comments removed. */
-const readmeLines = (prefix: string) =>
-  [...README.matchAll(/```sh\n([\s\S]*?)```/g)]
+/** The lines of a page's `sh` blocks that start with `prefix`, comments removed. */
+const shLines = (page: string, prefix = "") =>
+  [...page.matchAll(/```sh\n([\s\S]*?)```/g)]
     .flatMap((block) => block[1]!.split("\n"))
     .map((line) => line.replace(/\s+#.*$/, "").trim())
-    .filter((line) => line.startsWith(prefix));
+    .filter((line) => line !== "" && line.startsWith(prefix));
+
+/** The README's first API call: run after `npm start` from a folder whose `.data` is the daemon's. */
+const README_API_CALL = ["KEY=$(cat .data/api-key)", 'curl -s -H "Authorization: Bearer $KEY" localhost:8080/v1/reliability/status'];
+
+describe("the README's sh blocks", () => {
+  it("hold only commands this suite or .ci/run runs", () => {
+    expect(shLines(README)).toEqual(["npm ci && npm start", "npm test", ...README_API_CALL]);
+    // `npm test` as a newcomer runs it: .ci/run runs it once more without any server variable.
+    expect(readFileSync(path.join(ROOT, ".ci", "run"), "utf8")).toMatch(/^\s*(env .*)?npm test\b/m);
+  });
+});
 
 /** The caller's environment without what would change the daemon's or the CLI's behaviour. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -39,14 +52,14 @@ afterEach(async () => {
   for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
 });
 
-describe("the README's CLI lines", () => {
+describe("the CLI lines of docs/cli.md", () => {
   const expected: Record<string, RegExp> = {
     "npx metric-reliability --help": /^Usage: metric-reliability \[options\] \[command\]/,
     "npx metric-reliability validate": /demo\/metrics: \d+ metrics, \d+ inferred tests, valid\n$/,
   };
 
   it("shows the lines this test runs", () => {
-    expect(readmeLines("npx metric-reliability")).toEqual(Object.keys(expected));
+    expect(shLines(CLI_PAGE, "npx metric-reliability")).toEqual(Object.keys(expected));
   });
 
   it.each(Object.entries(expected))("%s works in a checkout, without a build", async (line, output) => {
@@ -78,8 +91,9 @@ describe("the README's start command", () => {
   it.runIf(process.platform === "linux")("npm start runs the compiled daemon with the image's memory settings", async () => {
     expect(README).toContain("npm ci && npm start");
     const port = await freePort();
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), "mr-readme-start-"));
-    temps.push(dataDir);
+    const home = await mkdtemp(path.join(os.tmpdir(), "mr-readme-start-"));
+    temps.push(home);
+    const dataDir = path.join(home, ".data");
     const env = cleanEnv({ PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, SCAN_SCHEDULE: "off", LOG_LEVEL: "info" });
     // Its own process group, so that the test can signal npm and everything below it at once.
     const child = spawn("sh", ["-c", "npm start"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
@@ -105,6 +119,10 @@ describe("the README's start command", () => {
         if (argv.at(-1) === "dist/main.js") daemons.push({ pid, argv });
       }
       expect(daemons.map((d) => path.basename(d.argv[0]!))).toEqual(["node"]);
+      // The README's first API call, from a folder whose .data is this daemon's, on its port.
+      const call = README_API_CALL.join("\n").replace("localhost:8080", `127.0.0.1:${port}`);
+      const { stdout } = await run("sh", ["-c", call], { cwd: home, timeout: 30_000 });
+      expect(JSON.parse(stdout)).toMatchObject({ summary: { total: expect.any(Number) }, metrics: expect.any(Array) });
       const environ = (await readFile(`/proc/${daemons[0]!.pid}/environ`, "utf8")).split("\0");
       expect(environ).toContain("MALLOC_ARENA_MAX=2");
       const nodeOptions = environ.find((v) => v.startsWith("NODE_OPTIONS="));
