@@ -7,19 +7,24 @@ import "zod-openapi";
 import { ANOMALY_GRAINS, ANOMALY_SEASONALITIES, ANOMALY_SEVERITIES, DECLARED_TEST_KINDS, MEASURE_FUNCTIONS } from "../catalog/types.js";
 import { ERROR_CODES, type ErrorCode } from "../errors/app-error.js";
 import { RULE_IDS } from "../catalog/rule-ids.js";
+import { RELIABILITY_STATUSES } from "../derive/types.js";
+import { TEST_STATUSES } from "../evaluate/types.js";
+import { SEVERITIES } from "../infer/types.js";
+import { reliabilityStatus as reliabilityStatusInput } from "./schemas.js";
 
 const count = z.number().int().min(0);
 const timestamp = z.iso.datetime().meta({ description: "ISO 8601, UTC" });
 const nullableTimestamp = timestamp.nullable();
 
-export const severity = z.enum(["HIGH", "MEDIUM", "LOW"]).meta({ id: "Severity" });
+export const severity = z.enum(SEVERITIES).meta({ id: "Severity" });
 export const confidence = z
   .enum(["high", "medium", "low"])
   .meta({ id: "Confidence", description: "high: implied by the definition; lower: a heuristic" });
 // A string in the views (the catalogue of rules grows); the document lists today's ids.
 export const ruleId = z.string().meta({ id: "RuleId", description: `a rule id: ${RULE_IDS.join(", ")}` });
-export const reliabilityStatus = z.enum(["healthy", "degraded", "unreliable", "unknown"]).meta({ id: "ReliabilityStatus" });
-export const testStatus = z.enum(["passing", "failing", "warning"]).meta({ id: "TestStatus" });
+// The same enum the query parameters parse with, named for the document.
+export const reliabilityStatus = reliabilityStatusInput.meta({ id: "ReliabilityStatus" });
+export const testStatus = z.enum(TEST_STATUSES).meta({ id: "TestStatus" });
 
 /** Opaque position after the last item of a page; null on the last page. */
 export const nextCursor = z
@@ -177,7 +182,10 @@ export const statusEntrySchema = z
   .meta({ id: "StatusEntry" });
 
 export const statusSummarySchema = z
-  .object({ total: count, healthy: count, degraded: count, unreliable: count, unknown: count })
+  .object({
+    total: count,
+    ...(Object.fromEntries(RELIABILITY_STATUSES.map((s) => [s, count])) as Record<(typeof RELIABILITY_STATUSES)[number], typeof count>),
+  })
   .meta({ id: "StatusSummary" });
 
 export const statusListingSchema = z

@@ -2,6 +2,7 @@
 // transports accept and reject exactly the same input. Messages name the parameter and
 // the expected form but never echo the value (it may be 10 KB of hostile text).
 import { z } from "zod";
+import { RELIABILITY_STATUSES } from "../derive/types.js";
 import { badRequest, type AppError } from "../errors/app-error.js";
 
 export const METRIC_NAME = /^[a-z][a-z0-9_]{0,127}$/;
@@ -66,8 +67,8 @@ export const ruleId = z
   .max(64, { error: "expected a rule id" })
   .regex(/^[a-z][a-z0-9_]*$/, { error: "expected a rule id (snake_case)" });
 
-export const reliabilityStatus = z.enum(["healthy", "degraded", "unreliable", "unknown"], {
-  error: "expected healthy, degraded, unreliable or unknown",
+export const reliabilityStatus = z.enum(RELIABILITY_STATUSES, {
+  error: `expected ${RELIABILITY_STATUSES.slice(0, -1).join(", ")} or ${RELIABILITY_STATUSES.at(-1)}`,
 });
 
 const page = { limit: pageLimit.optional(), cursor: pageCursor.optional() };

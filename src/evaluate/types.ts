@@ -1,6 +1,8 @@
 import type { Confidence, Severity } from "../infer/types.js";
 
-export type TestStatus = "passing" | "failing" | "warning";
+/** The one list of test statuses (a result's `status`). */
+export const TEST_STATUSES = ["passing", "failing", "warning"] as const;
+export type TestStatus = (typeof TEST_STATUSES)[number];
 
 /** A test result, as in api-spec.md; the first fields are the API's seed fields. */
 export interface TestResult {

@@ -1,7 +1,9 @@
 // A test inferred from a metric's IR. Pure data: listing tests never touches the warehouse.
 import type { AnomalyGrain, AnomalySeasonality, MeasureFunction } from "../catalog/types.js";
 
-export type Severity = "HIGH" | "MEDIUM" | "LOW";
+/** The one list of test severities. */
+export const SEVERITIES = ["HIGH", "MEDIUM", "LOW"] as const;
+export type Severity = (typeof SEVERITIES)[number];
 export type Confidence = "high" | "medium" | "low";
 
 export interface ColumnRef {

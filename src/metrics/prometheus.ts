@@ -4,7 +4,7 @@
 import type { RequestHandler } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
 import { statusSeriesText, type StatusSample } from "./status-series.js";
-import { RELIABILITY_STATUSES } from "./statuses.js";
+import { RELIABILITY_STATUSES } from "../derive/types.js";
 
 export { RELIABILITY_STATUSES };
 const TRIGGERS = ["manual", "schedule", "startup", "api_run"] as const;

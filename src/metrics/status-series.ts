@@ -1,7 +1,7 @@
 // The per-metric series (a state set of 4 statuses plus safe_to_use: five series a metric, 50,000
 // at 10,000 metrics) change only when the read model does, so their exposition text is built once
 // then, not on every scrape as prom-client's registry would. Same format, appended after it.
-import { RELIABILITY_STATUSES } from "./statuses.js";
+import { RELIABILITY_STATUSES } from "../derive/types.js";
 
 export interface StatusSample {
   metric_name: string;

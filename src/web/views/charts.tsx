@@ -1,5 +1,6 @@
 // Server-rendered SVG: the 30-day status strip and an anomaly series with its expected band.
 // Each chart has a text equivalent beside it (a list or a table), so nothing rests on the picture.
+import { RELIABILITY_STATUSES } from "../../derive/types.js";
 import type { AnomalySeriesView } from "../../services/views.js";
 import { chartGeometry, DEFAULT_BOX } from "../anomaly-chart.js";
 import { utc } from "../format.js";
@@ -39,7 +40,7 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
       </svg>
       <figcaption>
         <ul class="legend">
-          {(["healthy", "degraded", "unreliable", "unknown", "none"] as const).map((status) => (
+          {([...RELIABILITY_STATUSES, "none"] as const).map((status) => (
             <li>
               <span class={`key t-${status}`} />
               {status === "none" ? "no status recorded" : status}

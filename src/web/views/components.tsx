@@ -1,6 +1,5 @@
 // Small pieces every page uses: status badges, times, links to tables, the CSRF field.
 import type { ComponentChildren } from "preact";
-import type { ReliabilityStatus } from "../../derive/types.js";
 import type { MetricRowView } from "../../services/metric-table.js";
 import { age, utc } from "../format.js";
 import { CSRF_FIELD } from "../security.js";
@@ -125,7 +124,7 @@ export function MetricRows({
   );
 }
 
-export const STATUSES: readonly ReliabilityStatus[] = ["unreliable", "degraded", "healthy", "unknown"];
+export { STATUSES_WORST_FIRST as STATUSES } from "../../derive/types.js";
 
 export function Section({ id, title, children }: { id: string; title: string; children: ComponentChildren }) {
   return (

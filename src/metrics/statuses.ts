@@ -1,1 +1,0 @@
-export const RELIABILITY_STATUSES = ["healthy", "degraded", "unreliable", "unknown"] as const;
