@@ -65,8 +65,9 @@ export interface StructuredMetricDefinition {
   datasource: string;
   /** database.table */
   table: string;
-  /** the base table's primary key column: unique and never NULL */
+  /** the base table's primary key: unique and never NULL. A column, or (MetricFlow `expr`) an SQL expression */
   primary_key: string | null;
+  /** a column, or (MetricFlow `expr`) an SQL expression; see sql/value-expr.ts */
   timestamp: string | null;
   /** expected max staleness in seconds, parsed from e.g. "6h" */
   freshness_seconds: number | null;

@@ -2,7 +2,19 @@
 // joined table a metric reaches. Shared by the rules so each treats a column and an `expr`
 // alike.
 import type { DimensionIR, MeasureIR, MetricIR } from "../compile/ir.js";
+import { filterColumns } from "../catalog/filter-columns.js";
 import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
+import { isExpression } from "../sql/value-expr.js";
+
+/** The columns a timestamp or key reads: itself, or the columns its expression reads (lexed). */
+export function valueColumns(value: string): string[] {
+  return isExpression(value) ? filterColumns(value) : [value];
+}
+
+/** `columns` of a test on `table` that reads `value` (a column or an expression). */
+export function columnRefs(table: string, value: string): { table: string; column: string }[] {
+  return valueColumns(value).map((column) => ({ table, column }));
+}
 
 export interface ValueSql {
   /** `column` quoted, or `(expr)` */

@@ -144,7 +144,7 @@ semantic_models:
         ),
       ),
     ).toEqual([
-      'p/project.yml: metric "total": config.meta.metric_reliability.anomalies: needs an agg_time_dimension with a column (or enabled: false)',
+      'p/project.yml: metric "total": config.meta.metric_reliability.anomalies: needs an agg_time_dimension (or enabled: false)',
     ]);
   });
 
