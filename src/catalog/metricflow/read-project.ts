@@ -5,13 +5,15 @@ import { z } from "zod";
 import { isMapping, nameOf } from "../mapping.js";
 import type { CatalogError, CatalogWarning, DeclaredTest, MetricDefinition } from "../types.js";
 import { readDbtTests } from "./dbt-tests.js";
+import { readLatestSpec, toLegacyMetric } from "./latest-spec.js";
+import { resolveMetricInputs } from "./metric-inputs.js";
 import { buildJoinGraph } from "./join-graph.js";
 import { readMetric } from "./read-metric.js";
 import { parseMf, templates } from "./schema-common.js";
 import { mfMetric } from "./schema-metric.js";
 import { declaredMeasureNames, readSemanticModel } from "./semantic-model.js";
 import { MetricProblem, type Project } from "./to-definitions.js";
-import type { MfMeasure, SemanticModel } from "./types.js";
+import type { MfMeasure, MfMetric, SemanticModel } from "./types.js";
 
 export interface MetricFlowDocument {
   file: string;
@@ -80,15 +82,30 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
     }
   }
 
-  const { models, brokenMeasures } = readModels(documents, database, fileError);
+  // The latest spec (semantic models under `models:`) read into the legacy shapes, beside them.
+  const latest = readLatestSpec(documents);
+  warnings.push(...latest.warnings);
+  for (const problem of latest.problems) {
+    errors.push(problem);
+    if (problem.metric !== null) failed.push(problem.metric);
+  }
+  const { models, brokenMeasures } = readModels(documents, latest.models, database, fileError);
   const measures = measureIndex(models, brokenMeasures, fileError);
 
   // Metrics: declared ones, plus one per measure with create_metric: true; each parsed first,
   // so that filters and inputs can refer to any metric of the project.
-  const entries: Located[] = [];
-  for (const { file, value } of collect(documents, "metrics", "metric", fileError)) {
-    if (isMapping(value)) entries.push({ file, value });
-    else fileError(file, "metric: expected a mapping");
+  const entries: (Located & { problem?: string })[] = [];
+  const declared = [
+    ...collect(documents, "metrics", "metric", fileError).map((m) => ({ ...m, onModel: false })),
+    ...latest.metrics.map((m) => ({ ...m, onModel: true })),
+  ];
+  for (const { file, value, onModel } of declared) {
+    if (!isMapping(value)) {
+      fileError(file, "metric: expected a mapping");
+      continue;
+    }
+    const read = toLegacyMetric(value, onModel);
+    entries.push("metric" in read ? { file, value: read.metric } : { file, value, problem: read.problem });
   }
   const declaredNames = new Set(entries.map((e) => nameOf(e.value)));
   for (const { model, measure } of measures.values()) {
@@ -98,16 +115,30 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
       entries.push({ file: model.file, value });
     }
   }
-  const parsed = entries.map(({ file, value }) => ({ file, name: nameOf(value), result: parseMf(mfMetric, value) }));
-  const invalidMetrics = new Set(parsed.flatMap(({ name, result }) => (!result.ok && name !== null ? [name] : [])));
+  const parsed = entries.map(({ file, value, problem }) => ({
+    file,
+    name: nameOf(value),
+    result: problem === undefined ? parseMf(mfMetric, value) : ({ ok: false, problems: [problem] } as const),
+  }));
+  const invalidMetrics = new Set([...failed, ...parsed.flatMap(({ name, result }) => (!result.ok && name !== null ? [name] : []))]);
   const metricMeasures = new Map<string, { measure: string; filters: string[] }>();
-  for (const { result } of parsed) {
-    if (!result.ok) continue;
-    const metric = result.value;
-    if (metric.type !== "simple" && metric.type !== "cumulative") continue;
+  const register = (metric: MfMetric) => {
+    if (metric.type !== "simple" && metric.type !== "cumulative") return;
     const { measure } = metric.type_params;
     metricMeasures.set(metric.name, { measure: measure.name, filters: [...templates(metric.filter), ...templates(measure.filter)] });
+  };
+  for (const { result } of parsed) if (result.ok && result.value.type === "simple") register(result.value);
+  // The latest spec's cumulative and conversion metrics name metrics: their measures, swapped in.
+  for (const entry of parsed) {
+    if (!entry.result.ok) continue;
+    const resolved = resolveMetricInputs(entry.result.value, metricMeasures, new Set(measures.keys()));
+    if ("problem" in resolved) entry.result = { ok: false, problems: [resolved.problem] };
+    else {
+      entry.result = { ok: true, value: resolved.metric };
+      if (resolved.metric.type === "cumulative") register(resolved.metric);
+    }
   }
+  for (const { name, result } of parsed) if (!result.ok && name !== null) invalidMetrics.add(name);
 
   const project: Project = { graph: buildJoinGraph(models), measures, brokenMeasures, metricMeasures, invalidMetrics };
   const metrics: MetricDefinition[] = [];
@@ -133,13 +164,14 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
 /** The semantic models that read; the measure names of those that did not ("invalid", not "unknown"). */
 function readModels(
   documents: readonly MetricFlowDocument[],
+  latest: readonly Located[],
   database: string,
   fileError: FileError,
 ): { models: SemanticModel[]; brokenMeasures: Set<string> } {
   const models: SemanticModel[] = [];
   const brokenMeasures = new Set<string>();
   const modelNames = new Set<string>();
-  for (const { file, value } of collect(documents, "semantic_models", "semantic_model", fileError)) {
+  for (const { file, value } of [...collect(documents, "semantic_models", "semantic_model", fileError), ...latest]) {
     const name = nameOf(value);
     const label = name === null ? "semantic model" : `semantic model ${JSON.stringify(name)}`;
     const result = readSemanticModel(value, file, database);
