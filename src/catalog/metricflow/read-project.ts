@@ -46,14 +46,32 @@ const disabled = (value: unknown): boolean => switchedOff.safeParse(value).succe
  * `semantic_models: [...]` (dbt model files) and `semantic_model: {...}` (one per document);
  * a list key that holds no list is the file's problem.
  */
-function collect(documents: readonly MetricFlowDocument[], list: string, single: string, fileError: FileError): Located[] {
+function collect(
+  documents: readonly MetricFlowDocument[],
+  list: string,
+  single: string,
+  fileError: FileError,
+  warn: (file: string, message: string) => void,
+): Located[] {
   const out: Located[] = [];
+  // Switched off on purpose, but never in silence: its metrics are not there.
+  const off = (file: string, where: string, value: unknown) => {
+    const name = nameOf(value);
+    warn(file, `${file}: ${where}${name === null ? "" : ` (${name})`}: switched off (config.enabled: false): not read`);
+  };
   for (const { file, document } of documents) {
     if (!isMapping(document)) continue;
     const many = resourceList.safeParse(document[list]);
     if (!many.success) fileError(file, `${list}: expected a list`);
-    else for (const value of many.data ?? []) if (!disabled(value)) out.push({ file, value });
-    if (document[single] !== undefined && !disabled(document[single])) out.push({ file, value: document[single] });
+    else
+      (many.data ?? []).forEach((value, i) => {
+        if (disabled(value)) off(file, `${list}[${i}]`, value);
+        else out.push({ file, value });
+      });
+    if (document[single] !== undefined) {
+      if (disabled(document[single])) off(file, single, document[single]);
+      else out.push({ file, value: document[single] });
+    }
   }
   return out;
 }
@@ -89,14 +107,15 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
     errors.push(problem);
     if (problem.metric !== null) failed.push(problem.metric);
   }
-  const { models, brokenMeasures } = readModels(documents, latest.models, database, fileError);
+  const warn = (file: string, message: string) => warnings.push({ file, message });
+  const { models, brokenMeasures } = readModels(documents, latest.models, database, fileError, warn);
   const measures = measureIndex(models, brokenMeasures, fileError);
 
   // Metrics: declared ones, plus one per measure with create_metric: true; each parsed first,
   // so that filters and inputs can refer to any metric of the project.
   const entries: (Located & { problem?: string })[] = [];
   const declared = [
-    ...collect(documents, "metrics", "metric", fileError).map((m) => ({ ...m, onModel: false })),
+    ...collect(documents, "metrics", "metric", fileError, warn).map((m) => ({ ...m, onModel: false })),
     ...latest.metrics.map((m) => ({ ...m, onModel: true })),
   ];
   for (const { file, value, onModel } of declared) {
@@ -118,7 +137,7 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
   const parsed = entries.map(({ file, value, problem }) => ({
     file,
     name: nameOf(value),
-    result: problem === undefined ? parseMf(mfMetric, value) : ({ ok: false, problems: [problem] } as const),
+    result: problem === undefined ? parseMf(mfMetric, value) : { ok: false as const, problems: [problem] },
   }));
   const invalidMetrics = new Set([...failed, ...parsed.flatMap(({ name, result }) => (!result.ok && name !== null ? [name] : []))]);
   const metricMeasures = new Map<string, { measure: string; filters: string[] }>();
@@ -140,7 +159,8 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
   }
   for (const { name, result } of parsed) if (!result.ok && name !== null) invalidMetrics.add(name);
 
-  const project: Project = { graph: buildJoinGraph(models), measures, brokenMeasures, metricMeasures, invalidMetrics };
+  const project: Project = { graph: buildJoinGraph(models), measures, brokenMeasures, metricMeasures, invalidMetrics, warn };
+  unreadElements(models, parsed, warn);
   const metrics: MetricDefinition[] = [];
   for (const { file, name, result } of parsed) {
     const label = name === null ? "metric" : `metric ${JSON.stringify(name)}`;
@@ -167,11 +187,12 @@ function readModels(
   latest: readonly Located[],
   database: string,
   fileError: FileError,
+  warn: (file: string, message: string) => void,
 ): { models: SemanticModel[]; brokenMeasures: Set<string> } {
   const models: SemanticModel[] = [];
   const brokenMeasures = new Set<string>();
   const modelNames = new Set<string>();
-  for (const { file, value } of [...collect(documents, "semantic_models", "semantic_model", fileError), ...latest]) {
+  for (const { file, value } of [...collect(documents, "semantic_models", "semantic_model", fileError, warn), ...latest]) {
     const name = nameOf(value);
     const label = name === null ? "semantic model" : `semantic model ${JSON.stringify(name)}`;
     const result = readSemanticModel(value, file, database);
@@ -205,4 +226,33 @@ function measureIndex(models: readonly SemanticModel[], brokenMeasures: Set<stri
     }
   }
   return measures;
+}
+
+/**
+ * What a semantic model declares and no metric will use, said once per model: a measure no
+ * metric reads (it gets no tests), a primary_entity that is no column (no primary-key rules).
+ */
+function unreadElements(
+  models: readonly SemanticModel[],
+  parsed: readonly { result: { ok: true; value: MfMetric } | { ok: false; problems: string[] } }[],
+  warn: (file: string, message: string) => void,
+): void {
+  const read = new Set<string>();
+  for (const { result } of parsed) {
+    if (!result.ok) continue;
+    const metric = result.value;
+    if (metric.type === "simple" || metric.type === "cumulative") read.add(metric.type_params.measure.name);
+    if (metric.type === "conversion") {
+      const { base_measure: base, conversion_measure: converted } = metric.type_params.conversion_type_params;
+      for (const m of [base, converted]) read.add(typeof m === "string" ? m : m.name);
+    }
+  }
+  for (const model of models) {
+    const where = `${model.file}: semantic model ${JSON.stringify(model.name)}`;
+    for (const measure of model.measures)
+      if (!read.has(measure.name)) warn(model.file, `${where}: measure ${measure.name} is read by no metric (not tested)`);
+    const primary = model.entities.some((e) => e.type === "primary");
+    if (model.primary_entity !== null && !primary && model.measures.length > 0)
+      warn(model.file, `${where}: primary_entity ${model.primary_entity} is no column (no entity of type primary): no primary-key rules`);
+  }
 }

@@ -38,6 +38,8 @@ export interface Project {
   metricMeasures: ReadonlyMap<string, { measure: string; filters: string[] }>;
   /** metrics that failed their schema: a Metric() filter on one says so instead of rendering it half-read */
   invalidMetrics: ReadonlySet<string>;
+  /** what a metric compiles without (a declared timestamp it cannot use...): said, never silent */
+  warn: (file: string, message: string) => void;
 }
 
 function lookupMeasure(project: Project, name: string, where: string): { model: SemanticModel; measure: MfMeasure } {
@@ -151,6 +153,11 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     joins.push(joinOf(hop));
   }
   const timeDimension = aggTime === null ? undefined : model.dimensions.find((d) => d.name === aggTime);
+  const label = `${input.file}: metric ${JSON.stringify(input.name)}`;
+  if (aggTime !== null && timeDimension === undefined)
+    project.warn(input.file, `${label}: agg_time_dimension ${aggTime} is no dimension of semantic model ${model.name}: no timestamp, so no time-based rules`);
+  else if (timeDimension !== undefined && timeDimension.type !== "time")
+    project.warn(input.file, `${label}: agg_time_dimension ${aggTime} is a categorical dimension: no timestamp, so no time-based rules`);
   // Our anomaly settings in MetricFlow: config.meta.metric_reliability.anomalies, the same block as ours.
   const anomalies = input.meta?.metric_reliability?.anomalies;
   // A time dimension or entity defined by `expr` is the timestamp or key as that expression.
