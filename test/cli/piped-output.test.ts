@@ -19,7 +19,8 @@ function throughCat(args: string[], metricsDir: string): Promise<{ stdout: strin
       "bash",
       ["-o", "pipefail", "-c", `${quoted} | cat`],
       { cwd: ROOT, env: { ...process.env, METRICS_DIR: metricsDir, NO_COLOR: "1" }, maxBuffer: 256 * 1024 * 1024, timeout: 120_000 },
-      (error, stdout) => (error && typeof error.code !== "number" ? reject(error) : resolve({ stdout, code: error ? Number(error.code) : 0 })),
+      (error, stdout) =>
+        error && typeof error.code !== "number" ? reject(error) : resolve({ stdout, code: error ? Number(error.code) : 0 }),
     );
   });
 }

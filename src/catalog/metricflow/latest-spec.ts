@@ -70,7 +70,10 @@ export function toLegacyMetric(
   switch (type) {
     case "simple": {
       if (!onModel)
-        return { problem: "type_params.measure: required (legacy spec); in the latest spec a simple metric goes under its model's metrics: with agg" };
+        return {
+          problem:
+            "type_params.measure: required (legacy spec); in the latest spec a simple metric goes under its model's metrics: with agg",
+        };
       if (raw.agg === undefined) return { problem: "agg: required" };
       const percentile = pick(raw, ["percentile", "percentile_type"]);
       const aggParams = isMapping(raw.agg_params) ? raw.agg_params : {};
@@ -93,7 +96,8 @@ export function toLegacyMetric(
       return { metric: { ...head, type_params: { measure: { name, ...pick(raw, SIMPLE_KEYS) } } }, measure };
     }
     case "ratio":
-      if (raw.numerator === undefined || raw.denominator === undefined) return { problem: "numerator and denominator: required for a ratio metric (type_params: in the legacy spec)" };
+      if (raw.numerator === undefined || raw.denominator === undefined)
+        return { problem: "numerator and denominator: required for a ratio metric (type_params: in the legacy spec)" };
       return { metric: { ...head, type_params: pick(raw, ["numerator", "denominator"]) }, measure: null };
     case "derived":
       if (raw.expr === undefined) return { problem: "expr: required for a derived metric (type_params.expr in the legacy spec)" };
@@ -102,7 +106,8 @@ export function toLegacyMetric(
       return { metric: { ...head, type_params: { expr: raw.expr, metrics: raw.input_metrics } }, measure: null };
     case "cumulative": {
       const input = typeof raw.input_metric === "string" ? { name: raw.input_metric } : raw.input_metric;
-      if (!isMapping(input) || typeof input.name !== "string") return { problem: "input_metric: required for a cumulative metric (type_params.measure in the legacy spec)" };
+      if (!isMapping(input) || typeof input.name !== "string")
+        return { problem: "input_metric: required for a cumulative metric (type_params.measure in the legacy spec)" };
       const window = pick(raw, ["window", "grain_to_date"]);
       const cumulative = pick(raw, ["period_agg"]);
       const typeParams = {
@@ -116,7 +121,10 @@ export function toLegacyMetric(
     }
     case "conversion": {
       const missing = ["entity", "base_metric", "conversion_metric"].filter((k) => raw[k] === undefined);
-      if (missing.length > 0) return { problem: `${missing.join(", ")}: required for a conversion metric (type_params.conversion_type_params in the legacy spec)` };
+      if (missing.length > 0)
+        return {
+          problem: `${missing.join(", ")}: required for a conversion metric (type_params.conversion_type_params in the legacy spec)`,
+        };
       const conversion = {
         ...pick(raw, ["entity", "calculation", "window", "constant_properties"]),
         // Metrics, not measures: the reader swaps in their measures.
@@ -143,7 +151,8 @@ function readModelEntry(file: string, path: string, raw: Record<string, unknown>
 
   if (switched !== undefined && !switched.success) {
     out.problems.push({ file, metric: null, message: `${file}: ${label}: semantic_model: expected true, false or a mapping` });
-    for (const name of names) out.problems.push({ file, metric: name, message: `${file}: metric ${JSON.stringify(name)}: its model's semantic_model is invalid` });
+    for (const name of names)
+      out.problems.push({ file, metric: name, message: `${file}: metric ${JSON.stringify(name)}: its model's semantic_model is invalid` });
     return;
   }
   const on = switched !== undefined && (switched.data === true || (isMapping(switched.data) && switched.data.enabled !== false));
@@ -151,7 +160,11 @@ function readModelEntry(file: string, path: string, raw: Record<string, unknown>
     const why = switched === undefined ? "has no semantic_model" : "has semantic_model switched off";
     // Metrics on a model that is no semantic model cannot compile: an error each, by name.
     for (const name of names)
-      out.problems.push({ file, metric: name, message: `${file}: metric ${JSON.stringify(name)}: ${label} ${why} (set semantic_model: true)` });
+      out.problems.push({
+        file,
+        metric: name,
+        message: `${file}: metric ${JSON.stringify(name)}: ${label} ${why} (set semantic_model: true)`,
+      });
     const unread = [
       ...(switched !== undefined ? ["semantic_model"] : []),
       ...(annotated.length > 0 ? [`entity/dimension/granularity on ${annotated.length} column(s)`] : []),
@@ -189,7 +202,10 @@ function readModelEntry(file: string, path: string, raw: Record<string, unknown>
     if (entity !== null) entities.push({ name: columnName, expr: columnName, ...entity });
     if (dimension !== null) dimensions.push(legacyDimension({ name: columnName, expr: columnName, ...dimension }, column.granularity));
     if (column.granularity !== undefined && column.dimension === undefined)
-      out.warnings.push({ file, message: `${file}: ${label}: ${at} (${columnName}): granularity without dimension: is not a dimension (add dimension: time)` });
+      out.warnings.push({
+        file,
+        message: `${file}: ${label}: ${at} (${columnName}): granularity without dimension: is not a dimension (add dimension: time)`,
+      });
   });
   const derived = isMapping(raw.derived_semantics) ? raw.derived_semantics : {};
   for (const item of list.parse(derived.entities)) entities.push(item);

@@ -7,7 +7,11 @@ import type { MfMetric } from "./types.js";
 type MetricMeasures = ReadonlyMap<string, { measure: string; filters: string[] }>;
 
 /** The metric with its metric inputs swapped for measures; a name that is a measure stays one. */
-export function resolveMetricInputs(metric: MfMetric, metricMeasures: MetricMeasures, measures: ReadonlySet<string>): { metric: MfMetric } | { problem: string } {
+export function resolveMetricInputs(
+  metric: MfMetric,
+  metricMeasures: MetricMeasures,
+  measures: ReadonlySet<string>,
+): { metric: MfMetric } | { problem: string } {
   if (metric.type === "cumulative") {
     const params = metric.type_params as typeof metric.type_params & { input_metric?: { name: string; filter?: unknown } };
     if (params.input_metric === undefined) return { metric };

@@ -155,7 +155,10 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
   const timeDimension = aggTime === null ? undefined : model.dimensions.find((d) => d.name === aggTime);
   const label = `${input.file}: metric ${JSON.stringify(input.name)}`;
   if (aggTime !== null && timeDimension === undefined)
-    project.warn(input.file, `${label}: agg_time_dimension ${aggTime} is no dimension of semantic model ${model.name}: no timestamp, so no time-based rules`);
+    project.warn(
+      input.file,
+      `${label}: agg_time_dimension ${aggTime} is no dimension of semantic model ${model.name}: no timestamp, so no time-based rules`,
+    );
   else if (timeDimension !== undefined && timeDimension.type !== "time")
     project.warn(input.file, `${label}: agg_time_dimension ${aggTime} is a categorical dimension: no timestamp, so no time-based rules`);
   // Our anomaly settings in MetricFlow: config.meta.metric_reliability.anomalies, the same block as ours.

@@ -17,7 +17,10 @@ export async function validateCommand(ctx: CliContext, options: { json?: boolean
     ctx.stderr.write(renderCatalogErrors(errors, styleFor(ctx.stderr)));
     for (const warning of warnings) ctx.stderr.write(`warning: ${warning.message}\n`);
     const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-    const verdict = [errors.length === 0 ? "valid" : plural(errors.length, "error"), ...(warnings.length > 0 ? [plural(warnings.length, "warning")] : [])].join(", ");
+    const verdict = [
+      errors.length === 0 ? "valid" : plural(errors.length, "error"),
+      ...(warnings.length > 0 ? [plural(warnings.length, "warning")] : []),
+    ].join(", ");
     ctx.stdout.write(
       `${ctx.config.METRICS_DIR}: ${snapshot.metrics.length} metrics, ${snapshot.tests.length} inferred tests, ${verdict}\n`,
     );

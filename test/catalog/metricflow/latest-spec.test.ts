@@ -36,7 +36,9 @@ describe("the reference project in the latest YAML spec", () => {
     expect(latest.metrics.map((m) => m.name).sort()).toEqual(legacy.metrics.map((m) => m.name).sort());
     expect(latest.metrics.length).toBeGreaterThan(50);
     expect(latest.errors.map((e) => e.metric)).toEqual(legacy.errors.map((e) => e.metric));
-    expect(latest.errors.map((e) => e.message.replace(/^[^:]+: /, ""))).toEqual(legacy.errors.map((e) => e.message.replace(/^[^:]+: /, "")));
+    expect(latest.errors.map((e) => e.message.replace(/^[^:]+: /, ""))).toEqual(
+      legacy.errors.map((e) => e.message.replace(/^[^:]+: /, "")),
+    );
     expect(latest.metrics.every((m) => m.source.format === "metricflow")).toBe(true);
   });
 
