@@ -51,9 +51,9 @@ export interface JoinDefinition {
   type: JoinType;
   /** table holding `column`: the base table, or an earlier join's table (a multi-hop path) */
   from: string;
-  /** column on the `from` table */
+  /** column on the `from` table, or an SQL expression over it (MetricFlow entity `expr`) */
   column: string;
-  /** key column on the joined table */
+  /** key column on the joined table, or an SQL expression over it */
   references: string;
   relationship: Relationship;
 }

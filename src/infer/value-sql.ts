@@ -4,7 +4,7 @@
 import type { DimensionIR, MeasureIR, MetricIR } from "../compile/ir.js";
 import { filterColumns } from "../catalog/filter-columns.js";
 import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
-import { isExpression } from "../sql/value-expr.js";
+import { isExpression, valueSql } from "../sql/value-expr.js";
 
 /** The columns a timestamp or key reads: itself, or the columns its expression reads (lexed). */
 export function valueColumns(value: string): string[] {
@@ -53,7 +53,7 @@ export function reachFilters(ir: MetricIR, baseFilter: string | null = ir.filter
     const where = from === null ? "" : ` WHERE ${from}`;
     reach.set(
       join.table,
-      `toString(${quoteIdentifier(join.right_column)}) IN (SELECT toString(${quoteIdentifier(join.left_column)}) FROM ${quoteTable(join.from_table)}${where})`,
+      `toString(${valueSql(join.right_column)}) IN (SELECT toString(${valueSql(join.left_column)}) FROM ${quoteTable(join.from_table)}${where})`,
     );
   }
   return reach;

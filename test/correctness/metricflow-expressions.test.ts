@@ -38,6 +38,26 @@ models:
         type: simple
         agg: sum
         expr: points
+  - name: player_games
+    description: one row per game played, keyed to its player's season by the same expression
+    semantic_model: true
+    agg_time_dimension: played_at
+    columns:
+      - name: game_id
+        entity: primary
+      - name: played_at
+        dimension: time
+        granularity: day
+    derived_semantics:
+      entities:
+        - name: player_season
+          type: foreign
+          expr: "player_id || '-' || season"
+    metrics:
+      - name: games_played
+        type: simple
+        agg: count
+        expr: game_id
   - name: snowflake_orders
     description: written for Snowflake
     semantic_model: true
@@ -69,6 +89,16 @@ function statements(db: string): string[] {
         `SELECT 'p3', '2025', 'blue', 4, ${days(1)}`,
         `SELECT NULL, '2025', 'blue', 5, ${days(1)}`,
         `SELECT 'p4', '2025', 'blue', 9, now() + ${10 * 86_400}`,
+      ].join(" UNION ALL ") +
+      ")",
+    `CREATE TABLE ${db}.player_games (game_id UInt64, player_id Nullable(String), season String, played_at DateTime) ENGINE = MergeTree ORDER BY game_id`,
+    // p9/2024 has no season row (an orphan), one game has no player (a NULL key); p2/2024 is duplicated above.
+    `INSERT INTO ${db}.player_games SELECT * FROM (` +
+      [
+        `SELECT 1, 'p1', '2024', ${days(3)}`,
+        `SELECT 2, 'p2', '2024', ${days(2)}`,
+        `SELECT 3, 'p9', '2024', ${days(2)}`,
+        `SELECT 4, NULL, '2025', ${days(1)}`,
       ].join(" UNION ALL ") +
       ")",
     `CREATE TABLE ${db}.snowflake_orders (order_id UInt64, ordered_at DateTime) ENGINE = MergeTree ORDER BY order_id`,
@@ -132,6 +162,24 @@ describe.each(engines)("MetricFlow expressions as timestamp and key ($name)", (e
     expect(result("season_points", "columns_exist").status).toBe("passing");
     // Read, not refused: too short a history to judge, which is not an error.
     for (const rule of ["volume_anomaly", "metric_value_anomaly"]) expect(result("season_points", rule).message).not.toMatch(/error/i);
+  });
+
+  it("joins on expression keys: integrity, uniqueness of the reached keys, NULL foreign keys", () => {
+    expect(snapshot.metricsByName.get("games_played")!.joins).toEqual([
+      {
+        table: `${db}.player_seasons`,
+        from_table: `${db}.player_games`,
+        type: "left",
+        left_column: "player_id || '-' || season",
+        right_column: "player_id || '-' || season",
+        relationship: "many_to_one",
+      },
+    ]);
+    expect(result("games_played", "join_referential_integrity")).toMatchObject({ status: "failing", rows_affected: 1, rows_total: 4 });
+    // The seasons the games reach: p1/2024 once, p2/2024 twice.
+    expect(result("games_played", "join_key_unique")).toMatchObject({ status: "failing", rows_affected: 1, rows_total: 3 });
+    expect(result("games_played", "foreign_key_not_null")).toMatchObject({ rows_affected: 1, rows_total: 4 });
+    expect(result("games_played", "foreign_key_not_null").status).not.toBe("passing");
   });
 
   it("names an expression ClickHouse cannot run as a finding, never a pass", () => {

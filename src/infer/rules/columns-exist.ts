@@ -24,8 +24,8 @@ export function referencedColumns(ir: MetricIR): Map<string, Set<string>> {
     for (const column of dimension.expr_columns) add(dimension.source_table ?? ir.table, column);
   }
   for (const join of ir.joins) {
-    add(join.from_table, join.left_column);
-    add(join.table, join.right_column);
+    for (const column of valueColumns(join.left_column)) add(join.from_table, column);
+    for (const column of valueColumns(join.right_column)) add(join.table, column);
   }
   // A timestamp or key defined by an expression: the columns it reads (lexed).
   for (const value of [ir.timestamp, ir.primary_key]) if (value !== null) for (const column of valueColumns(value)) add(ir.table, column);
