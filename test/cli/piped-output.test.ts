@@ -19,8 +19,10 @@ function throughCat(args: string[], metricsDir: string): Promise<{ stdout: strin
       "bash",
       ["-o", "pipefail", "-c", `${quoted} | cat`],
       { cwd: ROOT, env: { ...process.env, METRICS_DIR: metricsDir, NO_COLOR: "1" }, maxBuffer: 256 * 1024 * 1024, timeout: 120_000 },
-      (error, stdout) =>
-        error && typeof error.code !== "number" ? reject(error) : resolve({ stdout, code: error ? Number(error.code) : 0 }),
+      (error, stdout) => {
+        if (error && typeof error.code !== "number") reject(new Error(`the CLI did not run: ${error.message}`, { cause: error }));
+        else resolve({ stdout, code: error ? Number(error.code) : 0 });
+      },
     );
   });
 }
