@@ -1,7 +1,7 @@
 // Column names matched ignoring letter case: rewriting SQL touches names only, never strings,
 // functions or qualified table names; one match is resolved, two are left missing.
 import { describe, expect, it } from "vitest";
-import { renameColumns, resolveColumnCase } from "../../src/plan/column-case.js";
+import { renameColumns, resolveColumnCase, resolvedGroupId } from "../../src/plan/column-case.js";
 import type { InferredTest } from "../../src/infer/types.js";
 
 describe("renameColumns", () => {
@@ -72,5 +72,28 @@ describe("resolveColumnCase", () => {
     const { tests, matches } = resolveColumnCase([original], { default: { "db.t": { amount: "Float64", status: "String" } } });
     expect(tests[0]).toBe(original);
     expect(matches).toEqual([]);
+  });
+});
+
+describe("resolvedGroupId", () => {
+  it("names a series group as the scan that resolved its timestamp's case did", () => {
+    const timestamp = test({
+      rule: "volume_anomaly",
+      columns: [{ table: "db.t", column: "PAID_AT" }],
+      filter_columns: [],
+      filter: null,
+      probe: {
+        type: "volume_series",
+        timestamp: "PAID_AT",
+        settings: { grain: "day", training_buckets: 84, detection_buckets: 2, sensitivity: 2.9, seasonality: "auto" },
+      },
+    });
+    const { tests, matches } = resolveColumnCase([timestamp], { default: { "db.t": { paid_at: "DateTime" } } });
+    const probe = tests[0]!.probe as { timestamp: string };
+    expect(probe.timestamp).toBe("paid_at");
+    const byId = new Map(matches.map((m) => [`${m.datasource}|${m.table}|${m.written}`, m]));
+    expect(resolvedGroupId(byId, "default|db.t|PAID_AT")).toBe("default|db.t|paid_at");
+    expect(resolvedGroupId(byId, "default|db.other|PAID_AT")).toBe("default|db.other|PAID_AT");
+    expect(resolvedGroupId(undefined, "default|db.t|PAID_AT")).toBe("default|db.t|PAID_AT");
   });
 });
