@@ -155,7 +155,10 @@ function readModelEntry(file: string, path: string, raw: Record<string, unknown>
       out.problems.push({ file, metric: name, message: `${file}: metric ${JSON.stringify(name)}: its model's semantic_model is invalid` });
     return;
   }
-  const on = switched !== undefined && (switched.data === true || (isMapping(switched.data) && switched.data.enabled !== false));
+  // `{ enabled: false }` and dbt's usual `{ config: { enabled: false } }` both switch it off.
+  const settingsOff = (value: Record<string, unknown>) =>
+    value.enabled === false || (isMapping(value.config) && value.config.enabled === false);
+  const on = switched !== undefined && (switched.data === true || (isMapping(switched.data) && !settingsOff(switched.data)));
   if (!on) {
     const why = switched === undefined ? "has no semantic_model" : "has semantic_model switched off";
     // Metrics on a model that is no semantic model cannot compile: an error each, by name.

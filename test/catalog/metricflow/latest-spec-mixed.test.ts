@@ -119,6 +119,10 @@ models:
     columns: [{ name: id, entity: primary }]
     metrics:
       - { name: forgotten_count, type: simple, agg: count, expr: id }
+  - name: configured_off
+    semantic_model: { config: { enabled: false } }
+    metrics:
+      - { name: configured_off_count, type: simple, agg: count, expr: id }
   - name: broken
     semantic_model: yes please
     metrics:
@@ -231,7 +235,8 @@ describe("nothing under models: dropped in silence", () => {
       expect.arrayContaining([
         'p/models/unread.yml: metric "archived_revenue": models[0] (archived_orders) has semantic_model switched off (set semantic_model: true)',
         'p/models/unread.yml: metric "forgotten_count": models[2] (forgotten) has no semantic_model (set semantic_model: true)',
-        "p/models/unread.yml: models[3] (broken): semantic_model: expected true, false or a mapping",
+        "p/models/unread.yml: models[4] (broken): semantic_model: expected true, false or a mapping",
+        'p/models/unread.yml: metric "configured_off_count": models[3] (configured_off) has semantic_model switched off (set semantic_model: true)',
         'p/models/unread.yml: metric "broken_count": its model\'s semantic_model is invalid',
         `p/models/unread.yml: metric "orphan_total": type_params.measure: required (legacy spec); in the latest spec a simple metric goes under its model's metrics: with agg`,
         'p/models/unread.yml: metric "no_agg": numerator and denominator: required for a ratio metric (type_params: in the legacy spec)',
