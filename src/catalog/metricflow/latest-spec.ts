@@ -174,8 +174,7 @@ function readModelEntry(file: string, path: string, raw: Record<string, unknown>
       ...(raw.agg_time_dimension !== undefined ? ["agg_time_dimension"] : []),
       ...(raw.derived_semantics !== undefined ? ["derived_semantics"] : []),
     ];
-    if (unread.length > 0 && (switched !== undefined || rawMetrics.length === 0 || annotated.length > 0))
-      out.warnings.push({ file, message: `${file}: ${label} ${why}: ${unread.join(", ")} not read` });
+    if (unread.length > 0) out.warnings.push({ file, message: `${file}: ${label} ${why}: ${unread.join(", ")} not read` });
     return;
   }
   if (!entry.success) {
