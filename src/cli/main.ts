@@ -69,8 +69,10 @@ export function buildProgram(run: (exitCode: number) => void): Command {
 /** Resolves once everything written to `stream` so far has been handed to the system (or it failed). */
 function flushed(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => {
-    if (stream.destroyed || !stream.writable) resolve();
-    else stream.write("", () => resolve());
+    if (stream.destroyed || !stream.writable) return resolve();
+    // A reader that went away (`| head`) is EPIPE here: nothing left to wait for, and no crash.
+    stream.once("error", () => resolve());
+    stream.write("", () => resolve());
   });
 }
 
