@@ -51,9 +51,9 @@ export interface JoinDefinition {
   type: JoinType;
   /** table holding `column`: the base table, or an earlier join's table (a multi-hop path) */
   from: string;
-  /** column on the `from` table */
+  /** column on the `from` table, or an SQL expression over it (MetricFlow entity `expr`) */
   column: string;
-  /** key column on the joined table */
+  /** key column on the joined table, or an SQL expression over it */
   references: string;
   relationship: Relationship;
 }
@@ -65,8 +65,9 @@ export interface StructuredMetricDefinition {
   datasource: string;
   /** database.table */
   table: string;
-  /** the base table's primary key column: unique and never NULL */
+  /** the base table's primary key: unique and never NULL. A column, or (MetricFlow `expr`) an SQL expression */
   primary_key: string | null;
+  /** a column, or (MetricFlow `expr`) an SQL expression; see sql/value-expr.ts */
   timestamp: string | null;
   /** expected max staleness in seconds, parsed from e.g. "6h" */
   freshness_seconds: number | null;

@@ -66,10 +66,25 @@ export function buildProgram(run: (exitCode: number) => void): Command {
   return program;
 }
 
+/** Resolves once everything written to `stream` so far has been handed to the system (or it failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    // A reader that went away (`| head`) is EPIPE here: nothing left to wait for, and no crash.
+    stream.once("error", () => resolve());
+    stream.write("", () => resolve());
+  });
+}
+
 export async function runCli(argv: string[]): Promise<void> {
   const finish = (exitCode: number) => {
-    // Drivers (pg pools, the embedded engine) may keep handles open; a command ends here.
-    process.exit(exitCode);
+    // Drivers (pg pools, the embedded engine) may keep handles open; a command ends here, but
+    // only once its output is out: on a pipe stdout is asynchronous, and process.exit before it
+    // drains cuts the output at the pipe's buffer (64 KB).
+    process.exitCode = exitCode;
+    void flushed(process.stdout)
+      .then(() => flushed(process.stderr))
+      .finally(() => process.exit(exitCode));
   };
   const program = buildProgram(finish);
   try {

@@ -3,9 +3,13 @@
 import { filterColumns } from "../catalog/filter-columns.js";
 import type { DerivedMetricDefinition, MetricDefinition, StructuredMetricDefinition } from "../catalog/types.js";
 import { portableBooleansOrNull as portable } from "../sql/boolean-literals.js";
+import { isExpression } from "../sql/value-expr.js";
 import { DEFAULT_ANOMALY_DEFAULTS, resolveAnomalySettings, type AnomalyDefaults } from "./anomaly-settings.js";
 import type { MetricIR } from "./ir.js";
 import type { MeasureIRWithHints } from "./measure-hints.js";
+
+/** A column stays as written; an expression (sql/value-expr.ts) runs on every supported ClickHouse. */
+const portableValue = (value: string | null): string | null => (value === null || !isExpression(value) ? value : portable(value));
 
 const columnsOf = (expr: string | null): string[] => (expr === null ? [] : filterColumns(expr));
 
@@ -44,10 +48,10 @@ function compileStructured(def: StructuredMetricDefinition, anomalyDefaults: Ano
     })),
     description: def.description,
     table: def.table,
-    primary_key: def.primary_key,
+    primary_key: portableValue(def.primary_key),
     filter,
     filter_columns: filter === null ? [] : filterColumns(filter),
-    timestamp: def.timestamp,
+    timestamp: portableValue(def.timestamp),
     freshness_seconds: def.freshness_seconds,
     inputs: [],
     tolerances: { ...def.tolerances },

@@ -47,11 +47,12 @@ export interface MetricIR {
   description: string | null;
   /** base table (database.table); null for derived metrics */
   table: string | null;
-  /** the base table's primary key column */
+  /** the base table's primary key: a column, or an SQL expression (sql/value-expr.ts) */
   primary_key: string | null;
   filter: string | null;
   /** columns the filter reads (lexed; see catalog/filter-columns.ts) */
   filter_columns: string[];
+  /** a column, or an SQL expression read as a DateTime (sql/value-expr.ts) */
   timestamp: string | null;
   freshness_seconds: number | null;
   /** derived metrics: the metrics they are built from; [] otherwise */

@@ -14,7 +14,8 @@ import type { InferredTest, SeriesSettings } from "../infer/types.js";
 import { gapSeconds, type Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup } from "../plan/series-query.js";
 import { coveredUntil, timeRangeSql } from "../plan/series-time.js";
-import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
+import { quoteTable } from "../sql/identifiers.js";
+import { timeSql } from "../sql/value-expr.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
 import { formatCount, formatDuration } from "./format.js";
 import { notApplicable, notEvaluated } from "./observe.js";
@@ -85,7 +86,7 @@ export function formatValue(value: number | null): string {
 
 /** The rows of one bucket of the check's series, as clickhouse-client would take them. */
 export function bucketRowsSql(test: InferredTest, group: Pick<SeriesGroup, "timestamp" | "kind">, startMs: number, step: number): string {
-  const column = quoteIdentifier(group.timestamp);
+  const column = timeSql(group.timestamp);
   const start = startMs / 1000;
   const range = timeRangeSql(column, group.kind, start, start + step);
   const where = test.filter === null ? range : `(${test.filter}) AND ${range}`;

@@ -1,6 +1,7 @@
 // Queries a user can paste into clickhouse-client to see up to 10 example violations.
 // Classic syntax only, so they run on ClickHouse 18.16 as well as current releases.
-import { quoteIdentifier, quoteString, quoteTable } from "../sql/identifiers.js";
+import { quoteString, quoteTable } from "../sql/identifiers.js";
+import { timeSql } from "../sql/value-expr.js";
 import { CLOCK_SKEW_SECONDS } from "./clock-skew.js";
 import type { Probe } from "./types.js";
 
@@ -27,11 +28,11 @@ export function sampleSql(table: string, filter: string | null, probe: Probe): s
     case "volume_series":
     case "value_series": {
       // The newest rows; a scan that flags a bucket replaces this with that bucket's rows.
-      const ts = quoteIdentifier(probe.timestamp);
+      const ts = timeSql(probe.timestamp);
       return `SELECT * FROM ${from}${where([filter])} ORDER BY ${ts} DESC LIMIT 10`;
     }
     case "load_cadence": {
-      const ts = quoteIdentifier(probe.timestamp);
+      const ts = timeSql(probe.timestamp);
       return `SELECT max(${ts}) AS newest, now() AS checked_at FROM ${from} WHERE ${ts} <= now() + ${CLOCK_SKEW_SECONDS}`;
     }
     case "schema": {

@@ -2,7 +2,19 @@
 // joined table a metric reaches. Shared by the rules so each treats a column and an `expr`
 // alike.
 import type { DimensionIR, MeasureIR, MetricIR } from "../compile/ir.js";
+import { filterColumns } from "../catalog/filter-columns.js";
 import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
+import { isExpression, valueSql } from "../sql/value-expr.js";
+
+/** The columns a timestamp or key reads: itself, or the columns its expression reads (lexed). */
+export function valueColumns(value: string): string[] {
+  return isExpression(value) ? filterColumns(value) : [value];
+}
+
+/** `columns` of a test on `table` that reads `value` (a column or an expression). */
+export function columnRefs(table: string, value: string): { table: string; column: string }[] {
+  return valueColumns(value).map((column) => ({ table, column }));
+}
 
 export interface ValueSql {
   /** `column` quoted, or `(expr)` */
@@ -41,7 +53,7 @@ export function reachFilters(ir: MetricIR, baseFilter: string | null = ir.filter
     const where = from === null ? "" : ` WHERE ${from}`;
     reach.set(
       join.table,
-      `toString(${quoteIdentifier(join.right_column)}) IN (SELECT toString(${quoteIdentifier(join.left_column)}) FROM ${quoteTable(join.from_table)}${where})`,
+      `toString(${valueSql(join.right_column)}) IN (SELECT toString(${valueSql(join.left_column)}) FROM ${quoteTable(join.from_table)}${where})`,
     );
   }
   return reach;

@@ -6,12 +6,13 @@
 // The histogram is computed in ClickHouse with linear array functions, so what travels is at
 // most a few hundred distinct gap lengths (they sum to the window) whatever the table's size.
 import { CLOCK_SKEW_SECONDS } from "../infer/clock-skew.js";
-import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
+import { quoteTable } from "../sql/identifiers.js";
+import { timeSql } from "../sql/value-expr.js";
 import { recentSql, secondsSql, type TimeKind } from "./series-time.js";
 
 export interface CadenceTarget {
   table: string;
-  /** timestamp column, unquoted */
+  /** timestamp column (unquoted) or expression */
   timestamp: string;
   kind: TimeKind;
 }
@@ -31,7 +32,7 @@ export interface Cadence {
 }
 
 export function cadenceQuery(target: CadenceTarget, windowStart: number): string {
-  const column = quoteIdentifier(target.timestamp);
+  const column = timeSql(target.timestamp);
   const t = secondsSql(column, target.kind);
   const rows = `SELECT ${t} AS t FROM ${quoteTable(target.table)} WHERE ${recentSql(column, target.kind, windowStart, CLOCK_SKEW_SECONDS)}`;
   // g: the sorted gaps between distinct minutes with rows; starts: where each run of equal gaps begins.

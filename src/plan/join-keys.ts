@@ -10,6 +10,8 @@ import type { Skip, WarehouseSchema } from "./types.js";
 export function adaptJoinKeys(test: InferredTest, schema: WarehouseSchema): { test: InferredTest } | { skip: Skip } {
   const [left, right] = test.columns;
   if (test.rule !== "join_referential_integrity" || test.probe.type !== "rows_where" || !left || !right) return { test };
+  // Keys that are expressions are compared as text already: only a join of two columns is adapted.
+  if (test.probe.violation !== orphanViolation(left.column, right.table, right.column)) return { test };
   const tables = schema[test.datasource] ?? {};
   const leftType = tables[left.table]?.[left.column];
   const rightType = tables[right.table]?.[right.column];

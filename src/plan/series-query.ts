@@ -8,7 +8,8 @@
 import type { AnomalyGrain } from "../catalog/types.js";
 import { GRAIN_SECONDS } from "../catalog/types.js";
 import type { InferredTest, SeriesMeasure } from "../infer/types.js";
-import { quoteIdentifier, quoteTable } from "../sql/identifiers.js";
+import { quoteTable } from "../sql/identifiers.js";
+import { isExpression, timeSql } from "../sql/value-expr.js";
 import { skipReason } from "./column-check.js";
 import { coveredUntil, timeKindOf, timeRangeSql, bucketSql, type TimeKind } from "./series-time.js";
 import type { Cadence } from "./cadence-query.js";
@@ -79,7 +80,8 @@ export function planAnomalies(tests: readonly InferredTest[], schema: WarehouseS
     if (probe.type !== "volume_series" && probe.type !== "value_series" && probe.type !== "load_cadence") continue;
     seen.add(test.key);
     const missing = skipReason(test, schema);
-    const type = schema[test.datasource]?.[test.table]?.[probe.timestamp] ?? "";
+    // An expression timestamp is read through toDateTime (sql/value-expr.ts): a DateTime.
+    const type = isExpression(probe.timestamp) ? "DateTime" : (schema[test.datasource]?.[test.table]?.[probe.timestamp] ?? "");
     const kind = timeKindOf(type);
     const skip = missing ?? seriesSkipReason(test, schema, kind, type);
     if (skip !== null || kind === null) {
@@ -187,7 +189,7 @@ function measureSql(measure: SeriesMeasure, condition: string | null): { value: 
 
 /** The WHERE of a grain's query: the span, and the filters (as the one-pass scan folds them). */
 function whereOf(group: SeriesGroup, span: SeriesSpan, filters: (string | null)[]): { where: string; conditioned: boolean } {
-  const range = timeRangeSql(quoteIdentifier(group.timestamp), group.kind, span.start, span.end);
+  const range = timeRangeSql(timeSql(group.timestamp), group.kind, span.start, span.end);
   const [only, ...more] = filters;
   if (more.length === 0) return { where: only == null ? range : `${range} AND (${only})`, conditioned: false };
   if (filters.includes(null)) return { where: range, conditioned: true };
@@ -201,7 +203,7 @@ function whereOf(group: SeriesGroup, span: SeriesSpan, filters: (string | null)[
 export function seriesQueries(group: SeriesGroup, plan: GrainPlan, span: SeriesSpan, budget: number): SeriesQuery[] {
   const filters = [...new Set(plan.tests.map((t) => t.filter))].sort((a, b) => (a === null ? -1 : b === null ? 1 : a < b ? -1 : 1));
   const { where, conditioned } = whereOf(group, span, filters);
-  const bucket = `toUInt32(${bucketSql(quoteIdentifier(group.timestamp), group.kind, plan.grain)})`;
+  const bucket = `toUInt32(${bucketSql(timeSql(group.timestamp), group.kind, plan.grain)})`;
   const head = `SELECT ${bucket} AS b, count() AS total`;
   const tail = ` FROM ${quoteTable(group.table)} WHERE ${where} GROUP BY b ORDER BY b`;
   interface Draft {

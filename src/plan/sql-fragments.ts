@@ -4,6 +4,7 @@
 // before each scan's plan), so an unparsable fragment makes its metric `unknown` with the
 // reason, instead of every test of it being "not evaluated" while it reads as degraded.
 import type { MetricIR } from "../compile/ir.js";
+import { isExpression } from "../sql/value-expr.js";
 
 export interface SqlFragment {
   metric: string;
@@ -23,6 +24,9 @@ export function metricFragments(ir: MetricIR): SqlFragment[] {
     if (text !== null) out.push({ metric: ir.name, datasource: ir.datasource, what, text });
   };
   add("filter", ir.filter);
+  // A timestamp or key defined by an expression (MetricFlow `expr`), never a plain column.
+  if (ir.timestamp !== null && isExpression(ir.timestamp)) add("timestamp expr", ir.timestamp);
+  if (ir.primary_key !== null && isExpression(ir.primary_key)) add("primary key expr", ir.primary_key);
   for (const m of ir.measures) add(`measure ${m.alias} expr`, m.expr);
   for (const d of ir.dimensions) add(`dimension ${d.name} expr`, d.expr);
   return out;

@@ -10,6 +10,7 @@ import { createObserver, judgeAll, observeInto } from "../evaluate/evaluate.js";
 import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
+import { resolveColumnCase } from "../plan/column-case.js";
 import { withIsolation } from "../plan/isolate-plan.js";
 import { byScannedTable, mergePlans, planScan } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
@@ -179,7 +180,10 @@ export async function executeScan(
     });
   }
   const blocked = blockedMetrics(snapshot, sqlErrors);
-  const tests = blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric));
+  // Column names written in another letter case than the warehouse's are read in its spelling.
+  const cased = resolveColumnCase(blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric)), schema);
+  snapshot.case_matches = new Map(cased.matches.map((m) => [`${m.datasource}|${m.table}|${m.written}`, m]));
+  const tests = cased.tests;
   const incremental = options.incremental
     ? await startIncremental(tests, schema, warehouses, options.incremental, options).catch((error: unknown) => {
         throw new WarehouseUnavailableError(`warehouse unavailable while reading table fingerprints: ${(error as Error).message}`, {

@@ -17,6 +17,7 @@ import { blockedMetrics } from "../scan/check-sql.js";
 import type { AnomalyFeedbackRecord, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
+import { resolveColumnCase, resolvedGroupId } from "../plan/column-case.js";
 import type { AnomalyService } from "./types.js";
 import { iso, type AnomalySeriesView } from "./views.js";
 
@@ -75,13 +76,14 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
     try {
       const rows = await warehouse.query(schemaQuery([first.table]), { queryId: `${id}-schema`, signal });
       const schema = { [first.datasource]: schemaFromRows(rows as unknown as ColumnRow[]) };
-      const reading = await readAnomalySeries(tests, schema, warehouses, {
+      // As the scan reads them: columns in the warehouse's letter case (plan/column-case.ts).
+      const reading = await readAnomalySeries(resolveColumnCase(tests, schema).tests, schema, warehouses, {
         scanId: id,
         concurrency: 1,
         maxQuerySize: options.maxQuerySize,
         signal,
       });
-      const group = reading.groups.get(groupId);
+      const group = reading.groups.get(groupId) ?? reading.groups.get(resolvedGroupId(snapshot.case_matches, groupId));
       if (group) seriesCache.put(scanId, group);
       return group;
     } catch (error) {
@@ -91,7 +93,7 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
 
   /** The group's reading as of `scanId`: held, or read once (concurrent requests share the read). */
   function readingOf(snapshot: CatalogSnapshot, scanId: string, groupId: string): Promise<GroupReading | undefined> {
-    const held = seriesCache.get(scanId, groupId);
+    const held = seriesCache.get(scanId, groupId) ?? seriesCache.get(scanId, resolvedGroupId(snapshot.case_matches, groupId));
     if (held) return Promise.resolve(held);
     const key = `${scanId}|${groupId}`;
     let pending = inFlight.get(key);

@@ -49,6 +49,43 @@ describe("metric-reliability validate", () => {
     ]);
   });
 
+  it("lists warnings with --json (and on stderr), without failing", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "mr-cli-warnings-"));
+    try {
+      await writeFile(
+        path.join(dir, "schema.yml"),
+        [
+          "models:",
+          "  - name: orders",
+          "    semantic_model: true",
+          "    agg_time_dimension: ordered_at",
+          "    columns:",
+          "      - { name: ordered_at, dimension: time, granularity: day }",
+          "      - { name: shipped_at, granularity: day }",
+          "    metrics:",
+          "      - { name: revenue, type: simple, agg: sum, expr: amount }",
+          "  - name: archived",
+          "    semantic_model: false",
+        ].join("\n"),
+      );
+      const json = await runCli(["validate", "--json"], { METRICS_DIR: dir });
+      expect(json.code).toBe(0);
+      const body = JSON.parse(json.stdout);
+      expect(body).toMatchObject({ metrics: 1, errors: [] });
+      expect(body.warnings.map((w: { message: string }) => w.message)).toEqual([
+        expect.stringContaining("columns[1] (shipped_at): granularity without dimension"),
+        expect.stringContaining("models[1] (archived) has semantic_model switched off"),
+      ]);
+      const human = await runCli(["validate"], { METRICS_DIR: dir });
+      expect(human.code).toBe(0);
+      expect(human.stderr).toContain("warning: ");
+      expect(human.stdout).toContain("1 metrics");
+      expect(human.stdout).toContain("valid, 2 warnings");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("exits 2 on a usage error", async () => {
     const run = await runCli(["validate", "--no-such-option"]);
     expect(run.code).toBe(2);

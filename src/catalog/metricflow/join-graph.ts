@@ -57,28 +57,14 @@ export function resolvePath(
       firstProblem ??= { problem: `entity ${entityName} is not an entity of semantic model ${current.name}`, unsupported: false };
       return null;
     }
-    if (own.column === null) {
-      firstProblem ??= {
-        problem: `join on entity ${entityName} whose expr is an SQL expression (${own.expr}) in ${current.name}`,
-        unsupported: true,
-      };
-      return null;
-    }
     for (const target of graph.targets.get(entityName) ?? []) {
       if (target.model === current || seen.has(target.model.name)) continue;
-      if (target.entity.column === null) {
-        firstProblem ??= {
-          problem: `join on entity ${entityName} whose expr is an SQL expression in ${target.model.name}`,
-          unsupported: true,
-        };
-        continue;
-      }
       const hop: Hop = {
         from: current,
         to: target.model,
         entity: entityName,
-        from_column: own.column,
-        to_column: target.entity.column,
+        from_column: keyOf(own),
+        to_column: keyOf(target.entity),
         relationship: own.type === "foreign" ? "many_to_one" : "one_to_one",
       };
       const found = walk(target.model, tail, [...hops, hop], new Set([...seen, target.model.name]));
@@ -96,6 +82,9 @@ export function resolvePath(
   );
 }
 
+/** An entity's key: its column, or the SQL expression its `expr` is (sql/value-expr.ts). */
+const keyOf = (entity: MfEntity): string => entity.column ?? entity.expr!;
+
 /**
  * Joins a metric gets without being asked: each foreign entity of its model with exactly one
  * model where that entity is primary. Two candidates (say a full listings table and a
@@ -105,18 +94,16 @@ export function resolvePath(
 export function defaultHops(graph: JoinGraph, model: SemanticModel): Hop[] {
   const hops: Hop[] = [];
   for (const entity of model.entities) {
-    if (entity.type !== "foreign" || entity.column === null) continue;
-    const primaries = (graph.targets.get(entity.name) ?? []).filter(
-      (t) => t.entity.type === "primary" && t.model !== model && t.entity.column !== null,
-    );
+    if (entity.type !== "foreign") continue;
+    const primaries = (graph.targets.get(entity.name) ?? []).filter((t) => t.entity.type === "primary" && t.model !== model);
     if (primaries.length !== 1) continue;
     const target = primaries[0]!;
     hops.push({
       from: model,
       to: target.model,
       entity: entity.name,
-      from_column: entity.column,
-      to_column: target.entity.column!,
+      from_column: keyOf(entity),
+      to_column: keyOf(target.entity),
       relationship: "many_to_one",
     });
   }

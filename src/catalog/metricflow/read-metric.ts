@@ -5,7 +5,7 @@ import type { MetricDefinition } from "../types.js";
 import { assertUnreachable } from "../unreachable.js";
 import { templates } from "./schema-common.js";
 import { derivedDefinition, MetricProblem, structuredDefinition, type MetricHead, type Project } from "./to-definitions.js";
-import type { MfMeasureInput, MfMetric } from "./types.js";
+import type { MfMeasureInput, MfMetric, MfMetricInput } from "./types.js";
 
 /** A conversion measure's name; a filter on one is not supported. */
 function conversionMeasureName(measure: string | { name: string; filter?: unknown }, where: string): string {
@@ -38,9 +38,15 @@ export function readMetric(project: Project, metric: MfMetric, file: string): Me
   switch (metric.type) {
     case "ratio":
     case "derived": {
-      if (filters.length > 0) throw new MetricProblem(`filter on a ${metric.type} metric (it would apply to every input)`, true);
+      if (filters.length > 0 && metric.type === "derived")
+        throw new MetricProblem("filter on a derived metric (it would apply to every input)", true);
       if (metric.type === "ratio") {
-        const { numerator, denominator } = metric.type_params;
+        // MetricFlow applies a ratio's own filter to its numerator and its denominator alike.
+        const withFilter = (input: MfMetricInput): MfMetricInput =>
+          filters.length === 0 ? input : { ...input, filter: [...templates(input.filter), ...filters] };
+        const numerator = withFilter(metric.type_params.numerator);
+        const denominator = withFilter(metric.type_params.denominator);
+        if (filters.length > 0) kept.filter = filters;
         return derivedDefinition(project, {
           ...head,
           type: "ratio",

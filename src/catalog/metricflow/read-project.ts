@@ -5,13 +5,15 @@ import { z } from "zod";
 import { isMapping, nameOf } from "../mapping.js";
 import type { CatalogError, CatalogWarning, DeclaredTest, MetricDefinition } from "../types.js";
 import { readDbtTests } from "./dbt-tests.js";
+import { readLatestSpec, toLegacyMetric } from "./latest-spec.js";
+import { resolveMetricInputs } from "./metric-inputs.js";
 import { buildJoinGraph } from "./join-graph.js";
 import { readMetric } from "./read-metric.js";
 import { parseMf, templates } from "./schema-common.js";
 import { mfMetric } from "./schema-metric.js";
 import { declaredMeasureNames, readSemanticModel } from "./semantic-model.js";
 import { MetricProblem, type Project } from "./to-definitions.js";
-import type { MfMeasure, SemanticModel } from "./types.js";
+import type { MfMeasure, MfMetric, SemanticModel } from "./types.js";
 
 export interface MetricFlowDocument {
   file: string;
@@ -44,14 +46,32 @@ const disabled = (value: unknown): boolean => switchedOff.safeParse(value).succe
  * `semantic_models: [...]` (dbt model files) and `semantic_model: {...}` (one per document);
  * a list key that holds no list is the file's problem.
  */
-function collect(documents: readonly MetricFlowDocument[], list: string, single: string, fileError: FileError): Located[] {
+function collect(
+  documents: readonly MetricFlowDocument[],
+  list: string,
+  single: string,
+  fileError: FileError,
+  warn: (file: string, message: string) => void,
+): Located[] {
   const out: Located[] = [];
+  // Switched off on purpose, but never in silence: its metrics are not there.
+  const off = (file: string, where: string, value: unknown) => {
+    const name = nameOf(value);
+    warn(file, `${file}: ${where}${name === null ? "" : ` (${name})`}: switched off (config.enabled: false): not read`);
+  };
   for (const { file, document } of documents) {
     if (!isMapping(document)) continue;
     const many = resourceList.safeParse(document[list]);
     if (!many.success) fileError(file, `${list}: expected a list`);
-    else for (const value of many.data ?? []) if (!disabled(value)) out.push({ file, value });
-    if (document[single] !== undefined && !disabled(document[single])) out.push({ file, value: document[single] });
+    else
+      (many.data ?? []).forEach((value, i) => {
+        if (disabled(value)) off(file, `${list}[${i}]`, value);
+        else out.push({ file, value });
+      });
+    if (document[single] !== undefined) {
+      if (disabled(document[single])) off(file, single, document[single]);
+      else out.push({ file, value: document[single] });
+    }
   }
   return out;
 }
@@ -80,15 +100,31 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
     }
   }
 
-  const { models, brokenMeasures } = readModels(documents, database, fileError);
+  // The latest spec (semantic models under `models:`) read into the legacy shapes, beside them.
+  const latest = readLatestSpec(documents);
+  warnings.push(...latest.warnings);
+  for (const problem of latest.problems) {
+    errors.push(problem);
+    if (problem.metric !== null) failed.push(problem.metric);
+  }
+  const warn = (file: string, message: string) => warnings.push({ file, message });
+  const { models, brokenMeasures } = readModels(documents, latest.models, database, fileError, warn);
   const measures = measureIndex(models, brokenMeasures, fileError);
 
   // Metrics: declared ones, plus one per measure with create_metric: true; each parsed first,
   // so that filters and inputs can refer to any metric of the project.
-  const entries: Located[] = [];
-  for (const { file, value } of collect(documents, "metrics", "metric", fileError)) {
-    if (isMapping(value)) entries.push({ file, value });
-    else fileError(file, "metric: expected a mapping");
+  const entries: (Located & { problem?: string })[] = [];
+  const declared = [
+    ...collect(documents, "metrics", "metric", fileError, warn).map((m) => ({ ...m, onModel: false })),
+    ...latest.metrics.map((m) => ({ ...m, onModel: true })),
+  ];
+  for (const { file, value, onModel } of declared) {
+    if (!isMapping(value)) {
+      fileError(file, "metric: expected a mapping");
+      continue;
+    }
+    const read = toLegacyMetric(value, onModel);
+    entries.push("metric" in read ? { file, value: read.metric } : { file, value, problem: read.problem });
   }
   const declaredNames = new Set(entries.map((e) => nameOf(e.value)));
   for (const { model, measure } of measures.values()) {
@@ -98,18 +134,33 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
       entries.push({ file: model.file, value });
     }
   }
-  const parsed = entries.map(({ file, value }) => ({ file, name: nameOf(value), result: parseMf(mfMetric, value) }));
-  const invalidMetrics = new Set(parsed.flatMap(({ name, result }) => (!result.ok && name !== null ? [name] : [])));
+  const parsed = entries.map(({ file, value, problem }) => ({
+    file,
+    name: nameOf(value),
+    result: problem === undefined ? parseMf(mfMetric, value) : { ok: false as const, problems: [problem] },
+  }));
+  const invalidMetrics = new Set([...failed, ...parsed.flatMap(({ name, result }) => (!result.ok && name !== null ? [name] : []))]);
   const metricMeasures = new Map<string, { measure: string; filters: string[] }>();
-  for (const { result } of parsed) {
-    if (!result.ok) continue;
-    const metric = result.value;
-    if (metric.type !== "simple" && metric.type !== "cumulative") continue;
+  const register = (metric: MfMetric) => {
+    if (metric.type !== "simple" && metric.type !== "cumulative") return;
     const { measure } = metric.type_params;
     metricMeasures.set(metric.name, { measure: measure.name, filters: [...templates(metric.filter), ...templates(measure.filter)] });
+  };
+  for (const { result } of parsed) if (result.ok && result.value.type === "simple") register(result.value);
+  // The latest spec's cumulative and conversion metrics name metrics: their measures, swapped in.
+  for (const entry of parsed) {
+    if (!entry.result.ok) continue;
+    const resolved = resolveMetricInputs(entry.result.value, metricMeasures, new Set(measures.keys()));
+    if ("problem" in resolved) entry.result = { ok: false, problems: [resolved.problem] };
+    else {
+      entry.result = { ok: true, value: resolved.metric };
+      if (resolved.metric.type === "cumulative") register(resolved.metric);
+    }
   }
+  for (const { name, result } of parsed) if (!result.ok && name !== null) invalidMetrics.add(name);
 
-  const project: Project = { graph: buildJoinGraph(models), measures, brokenMeasures, metricMeasures, invalidMetrics };
+  const project: Project = { graph: buildJoinGraph(models), measures, brokenMeasures, metricMeasures, invalidMetrics, warn };
+  unreadElements(models, parsed, warn);
   const metrics: MetricDefinition[] = [];
   for (const { file, name, result } of parsed) {
     const label = name === null ? "metric" : `metric ${JSON.stringify(name)}`;
@@ -133,13 +184,15 @@ export function readMetricFlowProject(documents: readonly MetricFlowDocument[], 
 /** The semantic models that read; the measure names of those that did not ("invalid", not "unknown"). */
 function readModels(
   documents: readonly MetricFlowDocument[],
+  latest: readonly Located[],
   database: string,
   fileError: FileError,
+  warn: (file: string, message: string) => void,
 ): { models: SemanticModel[]; brokenMeasures: Set<string> } {
   const models: SemanticModel[] = [];
   const brokenMeasures = new Set<string>();
   const modelNames = new Set<string>();
-  for (const { file, value } of collect(documents, "semantic_models", "semantic_model", fileError)) {
+  for (const { file, value } of [...collect(documents, "semantic_models", "semantic_model", fileError, warn), ...latest]) {
     const name = nameOf(value);
     const label = name === null ? "semantic model" : `semantic model ${JSON.stringify(name)}`;
     const result = readSemanticModel(value, file, database);
@@ -173,4 +226,33 @@ function measureIndex(models: readonly SemanticModel[], brokenMeasures: Set<stri
     }
   }
   return measures;
+}
+
+/**
+ * What a semantic model declares and no metric will use, said once per model: a measure no
+ * metric reads (it gets no tests), a primary_entity that is no column (no primary-key rules).
+ */
+function unreadElements(
+  models: readonly SemanticModel[],
+  parsed: readonly { result: { ok: true; value: MfMetric } | { ok: false; problems: string[] } }[],
+  warn: (file: string, message: string) => void,
+): void {
+  const read = new Set<string>();
+  for (const { result } of parsed) {
+    if (!result.ok) continue;
+    const metric = result.value;
+    if (metric.type === "simple" || metric.type === "cumulative") read.add(metric.type_params.measure.name);
+    if (metric.type === "conversion") {
+      const { base_measure: base, conversion_measure: converted } = metric.type_params.conversion_type_params;
+      for (const m of [base, converted]) read.add(typeof m === "string" ? m : m.name);
+    }
+  }
+  for (const model of models) {
+    const where = `${model.file}: semantic model ${JSON.stringify(model.name)}`;
+    for (const measure of model.measures)
+      if (!read.has(measure.name)) warn(model.file, `${where}: measure ${measure.name} is read by no metric (not tested)`);
+    const primary = model.entities.some((e) => e.type === "primary");
+    if (model.primary_entity !== null && !primary && model.measures.length > 0)
+      warn(model.file, `${where}: primary_entity ${model.primary_entity} is no column (no entity of type primary): no primary-key rules`);
+  }
 }

@@ -38,6 +38,8 @@ export interface Project {
   metricMeasures: ReadonlyMap<string, { measure: string; filters: string[] }>;
   /** metrics that failed their schema: a Metric() filter on one says so instead of rendering it half-read */
   invalidMetrics: ReadonlySet<string>;
+  /** what a metric compiles without (a declared timestamp it cannot use...): said, never silent */
+  warn: (file: string, message: string) => void;
 }
 
 function lookupMeasure(project: Project, name: string, where: string): { model: SemanticModel; measure: MfMeasure } {
@@ -151,14 +153,22 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     joins.push(joinOf(hop));
   }
   const timeDimension = aggTime === null ? undefined : model.dimensions.find((d) => d.name === aggTime);
+  const label = `${input.file}: metric ${JSON.stringify(input.name)}`;
+  if (aggTime !== null && timeDimension === undefined)
+    project.warn(
+      input.file,
+      `${label}: agg_time_dimension ${aggTime} is no dimension of semantic model ${model.name}: no timestamp, so no time-based rules`,
+    );
+  else if (timeDimension !== undefined && timeDimension.type !== "time")
+    project.warn(input.file, `${label}: agg_time_dimension ${aggTime} is a categorical dimension: no timestamp, so no time-based rules`);
   // Our anomaly settings in MetricFlow: config.meta.metric_reliability.anomalies, the same block as ours.
   const anomalies = input.meta?.metric_reliability?.anomalies;
-  if (anomalies !== undefined && anomalies.enabled !== false && timeDimension?.column == null)
-    throw new MetricProblem(
-      "config.meta.metric_reliability.anomalies: needs an agg_time_dimension with a column (or enabled: false)",
-      false,
-    );
-  const primary = model.entities.find((e) => e.type === "primary" && e.column !== null);
+  // A time dimension or entity defined by `expr` is the timestamp or key as that expression.
+  const timestamp = timeDimension === undefined || timeDimension.type !== "time" ? null : (timeDimension.column ?? timeDimension.expr);
+  if (anomalies !== undefined && anomalies.enabled !== false && timestamp === null)
+    throw new MetricProblem("config.meta.metric_reliability.anomalies: needs an agg_time_dimension (or enabled: false)", false);
+  const primary = model.entities.find((e) => e.type === "primary");
+  const primaryKey = primary === undefined ? null : (primary.column ?? primary.expr);
   const own: DimensionDefinition[] = model.dimensions.map((d) => ({ name: d.name, column: d.column, expr: d.expr }));
   const dimensions = [
     ...own,
@@ -170,8 +180,8 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     description: input.description,
     datasource: "default",
     table: model.table,
-    primary_key: primary?.column ?? null,
-    timestamp: timeDimension?.column ?? null,
+    primary_key: primaryKey,
+    timestamp,
     freshness_seconds: null,
     filter: rendered.sql,
     measures: found.map((f) => toMeasure(f.measure)),

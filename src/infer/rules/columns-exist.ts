@@ -2,6 +2,7 @@
 import type { MetricIR } from "../../compile/ir.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { valueColumns } from "../value-sql.js";
 
 /** table -> referenced columns, base table first, then joined tables in join order. */
 export function referencedColumns(ir: MetricIR): Map<string, Set<string>> {
@@ -23,11 +24,11 @@ export function referencedColumns(ir: MetricIR): Map<string, Set<string>> {
     for (const column of dimension.expr_columns) add(dimension.source_table ?? ir.table, column);
   }
   for (const join of ir.joins) {
-    add(join.from_table, join.left_column);
-    add(join.table, join.right_column);
+    for (const column of valueColumns(join.left_column)) add(join.from_table, column);
+    for (const column of valueColumns(join.right_column)) add(join.table, column);
   }
-  add(ir.table, ir.timestamp);
-  add(ir.table, ir.primary_key);
+  // A timestamp or key defined by an expression: the columns it reads (lexed).
+  for (const value of [ir.timestamp, ir.primary_key]) if (value !== null) for (const column of valueColumns(value)) add(ir.table, column);
   // The filter's columns are not listed: SQL predicates cannot be parsed reliably here.
   return byTable;
 }

@@ -2,10 +2,10 @@
 // table (an inner join drops them) or landing in an unnamed bucket (a left join). The
 // integrity check skips NULLs, as dbt's relationships test does, so this is its own rule.
 import type { MetricIR } from "../../compile/ir.js";
-import { quoteIdentifier } from "../../sql/identifiers.js";
+import { valueSql } from "../../sql/value-expr.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
-import { reachFilters } from "../value-sql.js";
+import { columnRefs, reachFilters } from "../value-sql.js";
 
 export function foreignKeyNotNull(ir: MetricIR): InferredTest[] {
   if (ir.table === null) return [];
@@ -21,8 +21,8 @@ export function foreignKeyNotNull(ir: MetricIR): InferredTest[] {
       confidence: "high",
       table,
       filter: reach.get(table) ?? null,
-      columns: [{ table, column: join.left_column }],
-      probe: { type: "rows_where", violation: `${quoteIdentifier(join.left_column)} IS NULL` },
+      columns: columnRefs(table, join.left_column),
+      probe: { type: "rows_where", violation: `${valueSql(join.left_column)} IS NULL` },
     });
   });
 }

@@ -8,6 +8,7 @@ import { anomalySeverity, seriesSettings } from "../anomaly-checks.js";
 import { makeTest } from "../make-test.js";
 import { formatSeconds } from "./freshness.js";
 import type { InferredTest } from "../types.js";
+import { columnRefs } from "../value-sql.js";
 
 export function freshnessAnomaly(ir: MetricIR): InferredTest[] {
   const settings = seriesSettings(ir);
@@ -27,7 +28,7 @@ export function freshnessAnomaly(ir: MetricIR): InferredTest[] {
       confidence: "medium",
       table,
       filter: null,
-      columns: [{ table, column: timestamp }],
+      columns: columnRefs(table, timestamp),
       probe: { type: "load_cadence", timestamp, window_seconds: windowSeconds, sensitivity },
     }),
   ];

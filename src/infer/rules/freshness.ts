@@ -1,8 +1,9 @@
 // Prevents: a stalled pipeline leaving the metric frozen at an old but plausible value.
 import type { MetricIR } from "../../compile/ir.js";
-import { quoteIdentifier } from "../../sql/identifiers.js";
+import { timeSql } from "../../sql/value-expr.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { columnRefs } from "../value-sql.js";
 
 const UNITS: [string, number][] = [
   ["w", 604_800],
@@ -34,8 +35,8 @@ export function freshness(ir: MetricIR): InferredTest[] {
       // newest row may be days old on a table loaded an hour ago. Unfiltered, it is shared by
       // every metric on the table.
       filter: null,
-      columns: [{ table, column }],
-      probe: { type: "staleness", column: quoteIdentifier(column), maxSeconds },
+      columns: columnRefs(table, column),
+      probe: { type: "staleness", column: timeSql(column), maxSeconds },
     }),
   ];
 }

@@ -1,9 +1,9 @@
 // Prevents: duplicate keys in a many_to_one joined table fanning out base rows, so sums double-count.
 import type { MetricIR } from "../../compile/ir.js";
-import { quoteIdentifier } from "../../sql/identifiers.js";
+import { valueSql } from "../../sql/value-expr.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
-import { reachFilters } from "../value-sql.js";
+import { columnRefs, reachFilters } from "../value-sql.js";
 
 export function joinKeyUnique(ir: MetricIR): InferredTest[] {
   if (ir.table === null) return [];
@@ -18,8 +18,8 @@ export function joinKeyUnique(ir: MetricIR): InferredTest[] {
       // Only keys the metric's rows point at can fan them out.
       table: join.table,
       filter: reach.get(join.table) ?? null,
-      columns: [{ table: join.table, column: join.right_column }],
-      probe: { type: "duplicate_keys", key: quoteIdentifier(join.right_column) },
+      columns: columnRefs(join.table, join.right_column),
+      probe: { type: "duplicate_keys", key: valueSql(join.right_column) },
     }),
   );
 }

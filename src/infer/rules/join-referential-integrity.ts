@@ -1,9 +1,10 @@
 // Prevents: base rows whose foreign key has no match, silently dropped by inner joins or grouped under empty keys by left joins.
 import type { MetricIR } from "../../compile/ir.js";
-import { quoteIdentifier, quoteTable } from "../../sql/identifiers.js";
+import { quoteTable } from "../../sql/identifiers.js";
+import { isExpression, valueSql } from "../../sql/value-expr.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
-import { reachFilters } from "../value-sql.js";
+import { columnRefs, reachFilters } from "../value-sql.js";
 
 /**
  * Rows whose key has no match. A NULL key is not an orphan (it has no key at all); ClickHouse
@@ -11,8 +12,8 @@ import { reachFilters } from "../value-sql.js";
  * `convert` (e.g. "toUInt64") wraps both keys; the planner picks it from the column types.
  */
 export function orphanViolation(leftColumn: string, joinedTable: string, rightColumn: string, convert: string | null = null): string {
-  const left = quoteIdentifier(leftColumn);
-  const right = quoteIdentifier(rightColumn);
+  const left = valueSql(leftColumn);
+  const right = valueSql(rightColumn);
   const wrap = (key: string) => (convert === null ? key : `${convert}(${key})`);
   return `isNotNull(${left}) AND ${wrap(left)} NOT IN (SELECT ${wrap(right)} FROM ${quoteTable(joinedTable)})`;
 }
@@ -23,6 +24,7 @@ export function joinReferentialIntegrity(ir: MetricIR): InferredTest[] {
   return ir.joins.map((join) => {
     // The hop's start: the base table, or (multi-hop) the table joined before, as reached.
     const base = join.from_table;
+    const expressionKeys = isExpression(join.left_column) || isExpression(join.right_column);
     return makeTest(ir, {
       rule: "join_referential_integrity",
       name: `every ${join.left_column} has a match in ${join.table}.${join.right_column}`,
@@ -33,11 +35,13 @@ export function joinReferentialIntegrity(ir: MetricIR): InferredTest[] {
       filter: reach.get(base) ?? null,
       // Base column first: evaluate's message names it, then the joined column; the planner
       // reads both to adapt the key types.
-      columns: [
-        { table: base, column: join.left_column },
-        { table: join.table, column: join.right_column },
-      ],
-      probe: { type: "rows_where", violation: orphanViolation(join.left_column, join.table, join.right_column) },
+      columns: [...columnRefs(base, join.left_column), ...columnRefs(join.table, join.right_column)],
+      // A key that is an expression has no column type to adapt to (plan/join-keys.ts): both
+      // sides are compared as text, which any type converts to on 18.16 and current releases.
+      probe: {
+        type: "rows_where",
+        violation: orphanViolation(join.left_column, join.table, join.right_column, expressionKeys ? "toString" : null),
+      },
     });
   });
 }

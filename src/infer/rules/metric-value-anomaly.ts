@@ -5,7 +5,7 @@ import type { MetricIR } from "../../compile/ir.js";
 import { anomalySeverity, seriesSettings, settingsText } from "../anomaly-checks.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
-import { valueOf } from "../value-sql.js";
+import { columnRefs, valueOf } from "../value-sql.js";
 
 export function metricValueAnomaly(ir: MetricIR): InferredTest[] {
   const settings = seriesSettings(ir);
@@ -27,7 +27,7 @@ export function metricValueAnomaly(ir: MetricIR): InferredTest[] {
           confidence: "medium",
           table,
           filter: ir.filter,
-          columns: [{ table, column: timestamp }, ...value.columns.map((column) => ({ table, column }))],
+          columns: [...columnRefs(table, timestamp), ...value.columns.map((column) => ({ table, column }))],
           probe: {
             type: "value_series",
             timestamp,

@@ -1,9 +1,10 @@
 // Prevents: a duplicated base row inflating every count and sum over the table (only metrics
 // that join TO the table would notice through join_key_unique), and rows without a key.
 import type { MetricIR } from "../../compile/ir.js";
-import { quoteIdentifier } from "../../sql/identifiers.js";
+import { valueSql } from "../../sql/value-expr.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { columnRefs } from "../value-sql.js";
 
 export function primaryKeyUnique(ir: MetricIR): InferredTest[] {
   const table = ir.table;
@@ -18,8 +19,8 @@ export function primaryKeyUnique(ir: MetricIR): InferredTest[] {
       confidence: "high",
       table,
       filter: ir.filter,
-      columns: [{ table, column: key }],
-      probe: { type: "duplicate_keys", key: quoteIdentifier(key) },
+      columns: columnRefs(table, key),
+      probe: { type: "duplicate_keys", key: valueSql(key) },
     }),
   ];
 }
@@ -37,8 +38,8 @@ export function primaryKeyNotNull(ir: MetricIR): InferredTest[] {
       confidence: "high",
       table,
       filter: ir.filter,
-      columns: [{ table, column: key }],
-      probe: { type: "rows_where", violation: `${quoteIdentifier(key)} IS NULL` },
+      columns: columnRefs(table, key),
+      probe: { type: "rows_where", violation: `${valueSql(key)} IS NULL` },
     }),
   ];
 }

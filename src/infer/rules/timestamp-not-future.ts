@@ -1,8 +1,9 @@
 // Prevents: future-dated events (timezone or unit bugs) inflating "today" and hiding staleness.
 import type { MetricIR } from "../../compile/ir.js";
-import { quoteIdentifier } from "../../sql/identifiers.js";
+import { timeSql } from "../../sql/value-expr.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { columnRefs } from "../value-sql.js";
 import { CLOCK_SKEW_SECONDS } from "../clock-skew.js";
 
 export { CLOCK_SKEW_SECONDS };
@@ -20,10 +21,10 @@ export function timestampNotFuture(ir: MetricIR): InferredTest[] {
       confidence: "high",
       table,
       filter: ir.filter,
-      columns: [{ table, column }],
+      columns: columnRefs(table, column),
       // toDateTime: ClickHouse 18.16 compares a Date with a DateTime wrongly (a 2030 Date
       // is not "> now()" there); the conversion is a no-op for DateTime columns.
-      probe: { type: "rows_where", violation: `toDateTime(${quoteIdentifier(column)}) > now() + ${CLOCK_SKEW_SECONDS}` },
+      probe: { type: "rows_where", violation: `toDateTime(${timeSql(column)}) > now() + ${CLOCK_SKEW_SECONDS}` },
     }),
   ];
 }

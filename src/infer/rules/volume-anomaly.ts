@@ -4,6 +4,7 @@ import type { MetricIR } from "../../compile/ir.js";
 import { anomalySeverity, seriesSettings, settingsText } from "../anomaly-checks.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
+import { columnRefs } from "../value-sql.js";
 
 export function volumeAnomaly(ir: MetricIR): InferredTest[] {
   const settings = seriesSettings(ir);
@@ -20,7 +21,7 @@ export function volumeAnomaly(ir: MetricIR): InferredTest[] {
         confidence: "medium",
         table,
         filter: ir.filter,
-        columns: [{ table, column: timestamp }],
+        columns: columnRefs(table, timestamp),
         probe: { type: "volume_series", timestamp, settings },
       }),
       measure: "rows",

@@ -45,6 +45,9 @@ describe("MetricFlow reader: a dbt project's model files", () => {
     // The one unsupported dbt test is named, not silently dropped.
     expect(catalog.warnings.map((w) => w.message)).toEqual([
       expect.stringContaining("analytics.orders.status: dbt test dbt_utils.not_empty_string is not run"),
+      // A metric switched off and a measure no metric reads (it gets no tests): said too.
+      "project/models/marts/semantic.yml: metrics[7] (switched_off): switched off (config.enabled: false): not read",
+      'project/models/marts/semantic.yml: semantic model "orders": measure median_amount is read by no metric (not tested)',
     ]);
   });
 

@@ -143,9 +143,7 @@ semantic_models:
           noTime,
         ),
       ),
-    ).toEqual([
-      'p/project.yml: metric "total": config.meta.metric_reliability.anomalies: needs an agg_time_dimension with a column (or enabled: false)',
-    ]);
+    ).toEqual(['p/project.yml: metric "total": config.meta.metric_reliability.anomalies: needs an agg_time_dimension (or enabled: false)']);
   });
 
   it("refuse a filter over a metric that failed its schema instead of rendering it half-read", () => {
