@@ -4,6 +4,7 @@
 // succeeded scan (another replica's), checked cheaply on each sweep; after a scan this replica
 // ran, built from the last state plus what the scan wrote (apply-scan.ts), reloading whole when
 // that cannot be trusted.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
@@ -25,7 +26,13 @@ export interface ReadView {
 }
 
 export interface ReadModel {
+  /** The current view, or the one pinned for the request being served (pinned). */
   view(): ReadView;
+  /**
+   * Runs `run` with the current view pinned: every view() in it (and in what it starts) answers
+   * that view, so an answer and its X-Scan-Id header never come from two views.
+   */
+  pinned<T>(run: (view: ReadView) => T): T;
   /**
    * Reloads when the store's newest succeeded scan differs from the view's (always with force).
    * Resolves true when the view changed. A store failure rejects and keeps the last view.
@@ -72,6 +79,7 @@ const EMPTY: ReadState = { scan: null, statuses: [], observations: new Map(), hi
 
 export function createReadModel(options: ReadModelOptions): ReadModel {
   const { store, getSnapshot, historyLimit } = options;
+  const pins = new AsyncLocalStorage<ReadView>();
   /** what the store held when the view was built (statuses before buildView dates them) */
   let state: ReadState = EMPTY;
   let current = buildView(getSnapshot(), state, new Date());
@@ -126,7 +134,11 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   }
 
   return {
-    view: () => current,
+    view: () => pins.getStore() ?? current,
+    pinned: (run) => {
+      const view = current;
+      return pins.run(view, () => run(view));
+    },
     refresh: ({ force = false } = {}) => queued(() => reload(force)),
     applyScan: (write) => queued(() => apply(write)),
     onChange(listener) {

@@ -4,6 +4,9 @@ import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/type
 import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
 import type { CheckPass, PreviousCheck } from "../evaluate/reuse.js";
+import type { ChangeFeed, ChangeHandlers } from "./change-feed.js";
+
+export type { ChangeFeed, ChangeHandlers, StoreChange, StoreChangeKind } from "./change-feed.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -130,6 +133,16 @@ export interface Store {
   runningScanOwners(): Promise<RunningScanOwner[]>;
   /** Marks these scans `aborted` if they are still running. Returns how many. */
   abortScans(scanIds: readonly string[]): Promise<number>;
+  /**
+   * Marks `aborted` the running scans whose owner's store session is gone (its listener's
+   * advisory lock was released: the process died). PostgreSQL only; 0 elsewhere. Returns how many.
+   */
+  abortScansOfLostSessions(): Promise<number>;
+  /**
+   * Listens to the changes other replicas commit (PostgreSQL LISTEN/NOTIFY, reconnecting on its
+   * own). Null for the embedded store: one process, nothing to hear. At most once per store.
+   */
+  watch(handlers: ChangeHandlers): ChangeFeed | null;
   /** Proves the scan's process is alive (see abortOrphanedScans). */
   heartbeatScan(scanId: string, at: Date): Promise<void>;
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord>;
