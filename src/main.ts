@@ -120,7 +120,13 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
 
   const metrics = createMetrics();
   const getSnapshot = () => snapshot;
-  const readModel = createReadModel({ store, getSnapshot, historyLimit: HISTORY_LIMIT, logger });
+  const readModel = createReadModel({
+    store,
+    getSnapshot,
+    historyLimit: HISTORY_LIMIT,
+    logger,
+    onRefreshed: (how, ms) => logger.debug({ how, ms: Math.round(ms), scan_id: readModel.view().scan?.scan_id }, "read model refreshed"),
+  });
   const seriesCache = createSeriesCache();
   const scanService = createScanService({
     getSnapshot,

@@ -9,6 +9,7 @@ import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
+import { applyDelta } from "./apply-delta.js";
 import { applyScan, type ScanWrite } from "./apply-scan.js";
 
 export interface ReadView {
@@ -49,11 +50,13 @@ export interface ReadModel {
 }
 
 export interface ReadModelOptions {
-  store: Pick<Store, "newestSucceededScan" | "readState">;
+  store: Pick<Store, "newestSucceededScan" | "readState"> & Partial<Pick<Store, "readScanDelta">>;
   getSnapshot: () => CatalogSnapshot;
   /** status periods kept per metric */
   historyLimit: number;
   logger?: Pick<Logger, "warn" | "debug" | "info">;
+  /** after each refresh that changed the view: read whole, or only another replica's scan's rows */
+  onRefreshed?: (how: "reload" | "delta", ms: number) => void;
 }
 
 /**
@@ -101,11 +104,24 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   }
 
   async function reload(force: boolean): Promise<boolean> {
+    const started = performance.now();
     if (!force && loaded) {
       const newest = await store.newestSucceededScan();
-      if (newest?.scan_id === current.scan?.scan_id && getSnapshot() === current.catalog) return false;
+      const sameCatalog = getSnapshot() === current.catalog;
+      if (newest?.scan_id === current.scan?.scan_id && sameCatalog) return false;
+      // Another replica's scan on top of the view's: only its rows (read-delta.ts), when the store
+      // can tell they are all that changed.
+      if (sameCatalog && newest && state.scan && store.readScanDelta) {
+        const delta = await store.readScanDelta(state.scan, { historyLimit });
+        if (delta) {
+          publish(applyDelta(state, delta));
+          options.onRefreshed?.("delta", performance.now() - started);
+          return true;
+        }
+      }
     }
     publish(await store.readState({ historyLimit }));
+    options.onRefreshed?.("reload", performance.now() - started);
     return true;
   }
 

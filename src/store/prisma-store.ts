@@ -12,6 +12,7 @@ import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
 import type { Sql } from "./sql-session.js";
 import { newestSucceededScan, readStateIn, readStatuses } from "./read-state.js";
+import { readScanDeltaIn } from "./read-delta.js";
 import { guard, StoreError } from "./store-error.js";
 import type { AnomalyFeedbackRecord, FinishedScan, RunningScanOwner, ScanOwner, ScanRecord, ScanTrigger, Store } from "./store.js";
 
@@ -242,6 +243,10 @@ class PrismaStore implements Store {
   readPasses() {
     // One snapshot: a result and its basis are only valid together.
     return guard("readPasses", () => this.read(readPasses));
+  }
+
+  readScanDelta(since: ScanRecord, options: { historyLimit: number }) {
+    return guard("readScanDelta", () => this.read((sql) => readScanDeltaIn(sql, since, options.historyLimit)));
   }
 
   readState(options: { historyLimit: number }) {
