@@ -55,7 +55,7 @@ async function startProxy(ports: () => number[]) {
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", async () => {
+    const relay = async () => {
       const body = Buffer.concat(chunks);
       const count = ports().length;
       for (let attempt = 0; attempt < count; attempt++) {
@@ -70,7 +70,8 @@ async function startProxy(ports: () => number[]) {
         }
       }
       res.writeHead(502).end("no replica answered");
-    });
+    };
+    req.on("end", () => void relay());
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;

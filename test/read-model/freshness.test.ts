@@ -71,7 +71,7 @@ describe.each(targets)("at least a scan, on the $name store", (target) => {
       code: "unavailable",
       headers: { "Retry-After": "1" },
     });
-    const stale = { view: replica.view, refresh: () => Promise.reject(new Error("store down")) };
+    const stale = { view: () => replica.view(), refresh: () => Promise.reject(new Error("store down")) };
     const newer = await scanOnAnotherReplica("scan-c", "healthy");
     await expect(createFreshness({ readModel: stale, store }).atLeast(newer.scan_id)).rejects.toMatchObject({ code: "unavailable" });
   });

@@ -227,7 +227,7 @@ describeCombinations("pages over HTTP", (combination) => {
     const done = await web.post("/metric/deliveries_shipped/anomalies/feedback", rw, { ...fields, start, _csrf: token });
     expect(done.status).toBe(303);
     // It asks the next page, whichever replica serves it, for at least the scan this one serves.
-    const scanId = (await web.get("/", rw)).headers["x-scan-id"];
+    const scanId = String((await web.get("/", rw)).headers["x-scan-id"]);
     expect(done.headers.location).toBe(`/metric/deliveries_shipped?min_scan=${scanId}#anomalies`);
     const next = await web.get(done.headers.location!.replace(/#.*/, ""), rw);
     expect(next.status).toBe(200);
