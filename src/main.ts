@@ -125,7 +125,8 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     getSnapshot,
     historyLimit: HISTORY_LIMIT,
     logger,
-    onRefreshed: (how, ms) => logger.debug({ how, ms: Math.round(ms), scan_id: readModel.view().scan?.scan_id }, "read model refreshed"),
+    // One line per scan another replica completed (how long this replica took to serve it).
+    onRefreshed: (how, ms) => logger.info({ how, ms: Math.round(ms), scan_id: readModel.view().scan?.scan_id }, "read model refreshed"),
   });
   const seriesCache = createSeriesCache();
   const scanService = createScanService({
