@@ -9,6 +9,7 @@ import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createReadiness } from "./health/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
+import { createFreshness } from "./read-model/freshness.js";
 import { createReadModel } from "./read-model/read-model.js";
 import { createSeriesCache } from "./read-model/series-cache.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
@@ -27,9 +28,16 @@ import { createWarehouses } from "./warehouse/create-warehouses.js";
 
 /**
  * How often every replica asks the store for a newer succeeded scan (one indexed row; the read
- * model reloads only then) and aborts scans whose process died.
+ * model reloads only then) and aborts scans whose process died. On PostgreSQL the change listener
+ * tells of other replicas' writes within a second; the sweep is the fallback while it is down.
  */
 const STORE_SWEEP_MS = 30_000;
+/**
+ * PostgreSQL: how often a replica looks for running scans whose owner's store session is gone
+ * (one statement over the few running scans and pg_locks), so a killed peer's scan reads
+ * `aborted` within seconds.
+ */
+const LOST_SESSION_SWEEP_MS = 2_000;
 /** Status periods each metric keeps in memory for GET /v1/reliability/status/:name. */
 const HISTORY_LIMIT = 50;
 
@@ -105,13 +113,21 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const self = currentProcess();
   const abortOrphans = async () => {
     const aborted = await abortOrphanedScans(store, { self, staleBefore: new Date(Date.now() - SCAN_ORPHANED_AFTER_MS) });
-    if (aborted.deadProcess + aborted.stale > 0) logger.warn(aborted, "marked scans left running by a dead process as aborted");
+    if (aborted.deadProcess + aborted.stale + aborted.lostSession > 0)
+      logger.warn(aborted, "marked scans left running by a dead process as aborted");
   };
   await abortOrphans();
 
   const metrics = createMetrics();
   const getSnapshot = () => snapshot;
-  const readModel = createReadModel({ store, getSnapshot, historyLimit: HISTORY_LIMIT, logger });
+  const readModel = createReadModel({
+    store,
+    getSnapshot,
+    historyLimit: HISTORY_LIMIT,
+    logger,
+    // One line per scan another replica completed (how long this replica took to serve it).
+    onRefreshed: (how, ms) => logger.info({ how, ms: Math.round(ms), scan_id: readModel.view().scan?.scan_id }, "read model refreshed"),
+  });
   const seriesCache = createSeriesCache();
   const scanService = createScanService({
     getSnapshot,
@@ -151,11 +167,41 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   let readModelLoaded = false;
   await readModel.refresh({ force: true });
   readModelLoaded = true;
+  const refresh = (force: boolean) =>
+    readModel.refresh({ force }).catch((error: unknown) => logger.warn({ err: error }, "refreshing the read model from the store failed"));
   const sweepTimer = setInterval(() => {
-    readModel.refresh().catch((error: unknown) => logger.warn({ err: error }, "refreshing the read model from the store failed"));
+    void refresh(false);
     abortOrphans().catch((error: unknown) => logger.warn({ err: error }, "aborting orphaned scans failed"));
   }, STORE_SWEEP_MS);
   sweepTimer.unref();
+  // Other replicas' commits, as they happen (PostgreSQL): a scan or a new catalogue version is a
+  // refresh (a reload only when the store's newest succeeded scan is not the view's, so this
+  // replica's own scan, already applied, costs one row); a feedback reloads whole, whatever the
+  // read model derives from it. On (re)connect: notifications may have been missed, refresh.
+  const feed = store.watch({
+    onChange(change) {
+      // This replica's own scan is applied by the scan service (applyScan) before it counts as done.
+      if (change.own && change.kind === "scan") return;
+      logger.debug({ change }, "store change from a replica");
+      void refresh(change.kind === "feedback");
+    },
+    onConnection(connected) {
+      metrics.setStoreListener(connected);
+      if (connected) void refresh(false);
+    },
+  });
+  if (feed) metrics.setStoreListener(feed.connected());
+  const lostSessionTimer = feed
+    ? setInterval(() => {
+        store
+          .abortScansOfLostSessions()
+          .then(
+            (count) => count > 0 && logger.warn({ lostSession: count }, "marked scans of replicas whose store session is gone as aborted"),
+          )
+          .catch((error: unknown) => logger.warn({ err: error }, "aborting scans of lost sessions failed"));
+      }, LOST_SESSION_SWEEP_MS)
+    : null;
+  lostSessionTimer?.unref();
 
   // Ready = accepting (started, not shutting down) with the read model loaded, whatever the store
   // and warehouses do (their state is in the body and the gauges); see health/readiness.ts.
@@ -174,6 +220,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     metrics,
     readiness,
     logger,
+    scans: { readModel, freshness: createFreshness({ readModel, store }) },
     limits: {
       postRateLimit: config.POST_RATE_LIMIT,
       postRateLimitWindowSeconds: config.POST_RATE_LIMIT_WINDOW_SECONDS,
@@ -197,6 +244,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     (stopping ??= (async () => {
       accepting = false;
       clearInterval(sweepTimer);
+      if (lostSessionTimer) clearInterval(lostSessionTimer);
       await scheduler?.stop();
       await scanService.stop();
       server.closeIdleConnections();

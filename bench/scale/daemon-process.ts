@@ -71,7 +71,12 @@ export async function startDaemonProcess(
     for (const line of lines) {
       // Only the lines the report reads: parsing every request line would slow the pipe down,
       // and a slow reader makes the daemon buffer its log in memory.
-      if (!line.includes('"msg":"scan succeeded"') && !line.includes('"msg":"catalogue compiled"')) continue;
+      if (
+        !line.includes('"msg":"scan succeeded"') &&
+        !line.includes('"msg":"catalogue compiled"') &&
+        !line.includes('"msg":"read model refreshed"')
+      )
+        continue;
       try {
         logs.push(JSON.parse(line) as Record<string, unknown>);
       } catch {

@@ -7,6 +7,9 @@
 // are appended to 10 of the tables and scan 4 must read those and agree with a full scan run by
 // the benchmark itself. Bytes read come from ClickHouse's system.query_log (warehouse-reads.ts).
 // --pages-only: one scan, then only the pages' load test (a few minutes: for working on the pages).
+// --replicas 2 (PostgreSQL only): a second replica on the same store; after the scans, the
+// propagation delay from a scan's commit on the first to the second serving it (propagation.ts).
+// --propagation-only: the first scan, then only that (a few minutes at 10,000 metrics).
 // A benchmark, not a test: the figures depend on the machine; the ratios are what compare.
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -22,6 +25,7 @@ import { writeCatalog } from "../bench-catalog.js";
 import { wideStatements } from "../wide-mode.js";
 import { startDaemonProcess, startLagSampler } from "./daemon-process.js";
 import { loadTest, pageSession } from "./load-test.js";
+import { measurePropagation, printPropagation } from "./propagation.js";
 import { printPagesReport, printReport, type ScanFigures } from "./report.js";
 import { scaleMetrics } from "./scale-catalog.js";
 import { embeddedStore, postgresStore, type StoreHandle } from "./store-size.js";
@@ -42,6 +46,9 @@ const { values: args } = parseArgs({
     // start the daemon with the README's `npm start` instead of `node dist/main.js` + the image's settings
     start: { type: "boolean", default: false },
     "pages-only": { type: "boolean", default: false },
+    replicas: { type: "string", default: process.env.BENCH_SCALE_REPLICAS ?? "1" },
+    "propagation-scans": { type: "string", default: process.env.BENCH_SCALE_PROPAGATION_SCANS ?? "20" },
+    "propagation-only": { type: "boolean", default: false },
   },
 });
 const n = (name: keyof typeof args) => Number(args[name]);
@@ -93,6 +100,37 @@ async function main(): Promise<void> {
     );
     cleanups.unshift(() => daemon.stop());
     const compiled = daemon.logs.find((l) => l.msg === "catalogue compiled") as { ms: number; metrics: number; tests: number } | undefined;
+    const replicas = n("replicas");
+    if (replicas > 1 && !store.url) throw new Error("--replicas needs DATABASE_URL: replicas share a PostgreSQL store");
+    // The second replica: same catalogue, same store, its own data directory.
+    const second =
+      replicas > 1
+        ? await startDaemonProcess(
+            root,
+            {
+              METRICS_DIR: metricsDir,
+              DATA_DIR: path.join(workDir, "data-b"),
+              CLICKHOUSE_URL: clickhouse,
+              ...(conn.username ? { CLICKHOUSE_USER: conn.username } : {}),
+              ...(conn.password ? { CLICKHOUSE_PASSWORD: conn.password } : {}),
+              DATABASE_URL: store.url!,
+            },
+            command,
+          )
+        : null;
+    if (second) cleanups.unshift(() => second.stop());
+    const propagation = async (metric: string) => {
+      if (!second) return;
+      progress(`propagation: ${n("propagation-scans")} scans on the first replica, the second polled`);
+      const figures = await measurePropagation(daemon, second, {
+        databaseUrl: store!.url!,
+        metricsDir,
+        metric,
+        scans: n("propagation-scans"),
+        progress,
+      });
+      printPropagation(figures, { metrics: n("metrics"), tests: compiled?.tests ?? NaN });
+    };
     const lag = startLagSampler(daemon);
     cleanups.unshift(() => lag.stop());
     progress(`ready in ${Math.round(daemon.startupMs)} ms; idle ${n("idle")} s`);
@@ -104,7 +142,7 @@ async function main(): Promise<void> {
     lag.setPhase("scanning");
     const appended = appendedTables(n("tables"), n("appended"));
     let summary4: Record<string, number> | null = null;
-    for (let i = 1; i <= (args["pages-only"] ? 1 : 4); i++) {
+    for (let i = 1; i <= (args["pages-only"] || args["propagation-only"] ? 1 : 4); i++) {
       if (i === 4) {
         progress(`appending 100 rows to ${appended.length} tables: ${appended.join(", ")}`);
         await execServer(conn, appendStatements(db, appended, n("rows"), 100));
@@ -145,6 +183,11 @@ async function main(): Promise<void> {
       previous = statuses;
     }
     const metric = [...(previous?.keys() ?? [])][0]!;
+    if (args["propagation-only"]) {
+      await lag.stop();
+      await propagation(metric);
+      return;
+    }
     // The pages: the overview's first page (worst first, 50 rows) and one metric's page.
     const loadOptions = async () => ({
       root,
@@ -191,6 +234,7 @@ async function main(): Promise<void> {
     );
     const peakRss = await daemon.peakRss();
     await lag.stop();
+    await propagation(metric);
     printReport({
       metrics: n("metrics"),
       tables: n("tables"),

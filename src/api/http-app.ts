@@ -15,6 +15,7 @@ import { answerDeadline, createWriteLimiter, DEFAULT_LIMITS, type HttpLimits } f
 import { buildOpenApiDocument, OPENAPI_PATH } from "./openapi.js";
 import { errorMiddleware, notFoundHandler } from "./rest/http-errors.js";
 import { registerRoutes } from "./rest/routes.js";
+import { pinScan, type ScanPinning } from "./scan-pinning.js";
 import { routerOf } from "./trpc/router.js";
 import { contextFactory } from "./trpc/trpc.js";
 import { appErrorOf } from "./trpc/trpc-errors.js";
@@ -26,6 +27,10 @@ export interface SharedWithPages {
   authenticate: Authenticator;
   limits: HttpLimits;
   logger: Logger;
+  /** GET pages: the view pinned, X-Scan-Id, ?min_scan and the ?scan notice honoured (absent: none of it) */
+  pinScan?: RequestHandler;
+  /** the scan the replica's view reflects now (a form's redirect asks the next page for at least it) */
+  currentScan?: () => string | null;
 }
 
 export interface HttpAppOptions {
@@ -43,6 +48,8 @@ export interface HttpAppOptions {
    * composition root from what the API shares with it; without it the daemon serves the API only.
    */
   pages?: (shared: SharedWithPages) => RequestHandler;
+  /** Reads say which scan they reflect and honour ?min_scan / X-Min-Scan (scan-pinning.ts); absent: they do not. */
+  scans?: ScanPinning;
 }
 
 /**
@@ -122,6 +129,11 @@ export function createHttpApp(options: HttpAppOptions): Express {
   });
 
   app.use("/v1", answerDeadline(limits));
+  if (options.scans) {
+    const pin = pinScan(options.scans, { authorize: (req) => void authenticate(req.headers.authorization, "read") });
+    app.use("/v1", pin);
+    app.use("/trpc", pin);
+  }
   registerRoutes(app, services, table, { authenticate, limitWrites, bodyLimitBytes: limits.bodyLimitBytes });
 
   app.use(
@@ -164,7 +176,13 @@ export function createHttpApp(options: HttpAppOptions): Express {
     authenticate(req.headers.authorization, "read");
     next();
   });
-  if (options.pages) app.use(options.pages({ services, auth: options.auth, authenticate, limits, logger }));
+  if (options.pages) {
+    const { scans } = options;
+    const pages = scans
+      ? { pinScan: pinScan(scans, { lenient: "scan" }), currentScan: () => scans.readModel.view().scan?.scan_id ?? null }
+      : {};
+    app.use(options.pages({ services, auth: options.auth, authenticate, limits, logger, ...pages }));
+  }
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));
   return app;

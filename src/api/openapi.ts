@@ -30,6 +30,18 @@ const json = (schema: z.ZodType) => ({ "application/json": { schema } });
 
 const retryAfter = z.object({ "Retry-After": z.string().meta({ description: "seconds to wait before retrying" }) });
 const wwwAuthenticate = z.object({ "WWW-Authenticate": z.literal("Bearer") });
+/** Reads (scan-pinning.ts): which scan the answer reflects, and asking for at least one. */
+const scanIdHeader = z.object({
+  "X-Scan-Id": z
+    .string()
+    .meta({ description: "the scan the answer reflects (the newest succeeded scan of the replica's view); `none` before the first" }),
+});
+const minScanHeader = z.object({
+  "X-Min-Scan": z.string().optional().meta({
+    description:
+      "answer from this scan or a newer one (also `?min_scan=`): a replica that has not applied it refreshes first, else answers 503 with Retry-After; 404 for an unknown scan",
+  }),
+});
 
 interface ErrorStatus {
   status: `${4 | 5}${string}`;
@@ -70,12 +82,15 @@ function restOperation(name: string, e: AnyEndpoint): ZodOpenApiOperationObject 
     z.object(Object.fromEntries(Object.entries(e.input.shape).filter(([k]) => params.includes(k) === inPath)));
   const rest = params.length > 0 ? fields(false) : e.input;
   const hasRest = Object.keys(rest.shape).length > 0;
+  const read = e.method === "GET";
   const requestParams = {
     ...(params.length > 0 ? { path: fields(true) } : {}),
     ...(hasRest && !e.body ? { query: rest } : {}),
+    ...(read ? { header: minScanHeader } : {}),
   };
   const responses: ZodOpenApiResponsesObject = {};
-  for (const [status, description] of Object.entries(e.success)) responses[status as "200"] = { description, content: json(e.output) };
+  for (const [status, description] of Object.entries(e.success))
+    responses[status as "200"] = { description, content: json(e.output), ...(read ? { headers: scanIdHeader } : {}) };
   return {
     operationId: name,
     summary: e.summary,

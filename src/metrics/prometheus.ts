@@ -39,6 +39,11 @@ export interface Metrics {
   setLastSuccessfulScan(finishedAt: Date): void;
   /** 1/0 per dependency from the latest readiness check (/readyz, and before every scrape). */
   setDependencies(report: { store: { status: "up" | "down" } | null; warehouses: Record<string, { status: "up" | "down" }> }): void;
+  /**
+   * 1 while the store change listener (LISTEN, PostgreSQL only) is connected, 0 while it is not
+   * and other replicas' writes are seen by the periodic sweep only. Not exported until first set.
+   */
+  setStoreListener(connected: boolean): void;
   /** Records http_request_duration_seconds; mount before the routes. */
   httpMiddleware: RequestHandler;
 }
@@ -97,6 +102,7 @@ export function createMetrics(): Metrics {
     help: "1 when the history store (PostgreSQL or PGlite) answered the latest readiness check, else 0.",
     registers: [registry],
   });
+  let storeListener: Gauge | null = null;
   const warehouseUp = new Gauge({
     name: "metric_reliability_warehouse_up",
     help: "1 when the datasource's ClickHouse answered the latest readiness check, else 0. A down warehouse fails scans but keeps the replica ready.",
@@ -158,6 +164,14 @@ export function createMetrics(): Metrics {
     },
     countIsolationQueries(queries) {
       isolationQueries.inc(queries);
+    },
+    setStoreListener(connected) {
+      storeListener ??= new Gauge({
+        name: "metric_reliability_store_listener_connected",
+        help: "1 while this replica listens to the store's change notifications (other replicas' scans and feedback seen within a second), 0 while it does not and only the periodic sweep (every 30 s) sees them. Absent on the embedded store.",
+        registers: [registry],
+      });
+      storeListener.set(connected ? 1 : 0);
     },
     setLastSuccessfulScan(finishedAt) {
       lastSuccess.set(finishedAt.getTime() / 1000);

@@ -4,10 +4,12 @@
 // succeeded scan (another replica's), checked cheaply on each sweep; after a scan this replica
 // ran, built from the last state plus what the scan wrote (apply-scan.ts), reloading whole when
 // that cannot be trusted.
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
+import { applyDelta } from "./apply-delta.js";
 import { applyScan, type ScanWrite } from "./apply-scan.js";
 
 export interface ReadView {
@@ -25,7 +27,13 @@ export interface ReadView {
 }
 
 export interface ReadModel {
+  /** The current view, or the one pinned for the request being served (pinned). */
   view(): ReadView;
+  /**
+   * Runs `run` with the current view pinned: every view() in it (and in what it starts) answers
+   * that view, so an answer and its X-Scan-Id header never come from two views.
+   */
+  pinned<T>(run: (view: ReadView) => T): T;
   /**
    * Reloads when the store's newest succeeded scan differs from the view's (always with force).
    * Resolves true when the view changed. A store failure rejects and keeps the last view.
@@ -42,11 +50,13 @@ export interface ReadModel {
 }
 
 export interface ReadModelOptions {
-  store: Pick<Store, "newestSucceededScan" | "readState">;
+  store: Pick<Store, "newestSucceededScan" | "readState"> & Partial<Pick<Store, "readScanDelta">>;
   getSnapshot: () => CatalogSnapshot;
   /** status periods kept per metric */
   historyLimit: number;
   logger?: Pick<Logger, "warn" | "debug" | "info">;
+  /** after each refresh that changed the view: read whole, or only another replica's scan's rows */
+  onRefreshed?: (how: "reload" | "delta", ms: number) => void;
 }
 
 /**
@@ -72,6 +82,7 @@ const EMPTY: ReadState = { scan: null, statuses: [], observations: new Map(), hi
 
 export function createReadModel(options: ReadModelOptions): ReadModel {
   const { store, getSnapshot, historyLimit } = options;
+  const pins = new AsyncLocalStorage<ReadView>();
   /** what the store held when the view was built (statuses before buildView dates them) */
   let state: ReadState = EMPTY;
   let current = buildView(getSnapshot(), state, new Date());
@@ -93,11 +104,24 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   }
 
   async function reload(force: boolean): Promise<boolean> {
+    const started = performance.now();
     if (!force && loaded) {
       const newest = await store.newestSucceededScan();
-      if (newest?.scan_id === current.scan?.scan_id && getSnapshot() === current.catalog) return false;
+      const sameCatalog = getSnapshot() === current.catalog;
+      if (newest?.scan_id === current.scan?.scan_id && sameCatalog) return false;
+      // Another replica's scan on top of the view's: only its rows (read-delta.ts), when the store
+      // can tell they are all that changed.
+      if (sameCatalog && newest && state.scan && store.readScanDelta) {
+        const delta = await store.readScanDelta(state.scan, { historyLimit });
+        if (delta) {
+          publish(applyDelta(state, delta));
+          options.onRefreshed?.("delta", performance.now() - started);
+          return true;
+        }
+      }
     }
     publish(await store.readState({ historyLimit }));
+    options.onRefreshed?.("reload", performance.now() - started);
     return true;
   }
 
@@ -126,7 +150,11 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   }
 
   return {
-    view: () => current,
+    view: () => pins.getStore() ?? current,
+    pinned: (run) => {
+      const view = current;
+      return pins.run(view, () => run(view));
+    },
     refresh: ({ force = false } = {}) => queued(() => reload(force)),
     applyScan: (write) => queued(() => apply(write)),
     onChange(listener) {

@@ -8,6 +8,9 @@
 //   replica elsewhere keeps beating and is never aborted by a peer's start.
 // A live pid on this host that is not ours is left to the heartbeat rule: it may be another
 // daemon on the same machine (or an unrelated process that reused the pid: then 60 s, not 0).
+// On PostgreSQL a third rule comes first, whatever the host names and pids: a scan whose owner
+// recorded its listener session's advisory lock is aborted once PostgreSQL no longer shows that
+// lock (the owner's connection closed: the process died); see store/change-feed.ts.
 import os from "node:os";
 import type { RunningScanOwner, ScanOwner, Store } from "../store/store.js";
 
@@ -46,15 +49,18 @@ export interface OrphanSweep {
   deadProcess: number;
   /** scans whose heartbeat went stale (any host) */
   stale: number;
+  /** scans whose owner's store session is gone (any host; PostgreSQL) */
+  lostSession: number;
 }
 
-/** Applies both rules: dead processes of this host first, then stale heartbeats. */
+/** Applies the rules: owners whose store session is gone, dead processes of this host, stale heartbeats. */
 export async function abortOrphanedScans(
-  store: Pick<Store, "runningScanOwners" | "abortScans" | "abortOrphanedScans">,
+  store: Pick<Store, "runningScanOwners" | "abortScans" | "abortOrphanedScans"> & Partial<Pick<Store, "abortScansOfLostSessions">>,
   options: { self: ScanOwner; staleBefore: Date; isAlive?: (pid: number) => boolean },
 ): Promise<OrphanSweep> {
+  const lostSession = (await store.abortScansOfLostSessions?.()) ?? 0;
   const dead = scansOfDeadProcesses(await store.runningScanOwners(), options.self, options.isAlive ?? pidAlive);
   const deadProcess = await store.abortScans(dead);
   const stale = await store.abortOrphanedScans(options.staleBefore);
-  return { deadProcess, stale };
+  return { deadProcess, stale, lostSession };
 }

@@ -2,6 +2,7 @@
 // flagged buckets inside its one transaction, set-based, and only what changed: a bucket first
 // flagged, one whose values moved (late rows), one a scan no longer flags. Unchanged data adds
 // nothing, however long the series.
+import { notifyChange } from "./change-feed.js";
 import { checkId } from "./check-id.js";
 import type { Sql } from "./sql-session.js";
 import type { AnomalyFeedbackRecord, FinishedScan, StoredAnomalyBucket } from "./store.js";
@@ -136,6 +137,7 @@ export async function insertAnomalyFeedback(
   sql: Sql,
   feedback: Omit<AnomalyFeedbackRecord, "created_at" | "expected">,
   at: Date,
+  origin?: string,
 ): Promise<AnomalyFeedbackRecord> {
   const id = checkId(feedback.check_key);
   await sql(
@@ -143,6 +145,7 @@ export async function insertAnomalyFeedback(
      VALUES ($1::bigint, $2, $3, $4, $5, true, $6) ON CONFLICT ("check_id", "bucket_start") DO NOTHING`,
     [id, feedback.start, feedback.metric, feedback.rule, feedback.measure, at],
   );
+  await notifyChange(sql, { kind: "feedback", id: `${feedback.check_key}@${feedback.start.toISOString()}`, ...(origin ? { origin } : {}) });
   const { rows } = await sql<Omit<FeedbackRow, "key">>(
     `SELECT "bucket_start", "metric", "rule", "measure", "created_at" FROM "anomaly_feedback" WHERE "check_id" = $1::bigint AND "bucket_start" = $2`,
     [id, feedback.start],

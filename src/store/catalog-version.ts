@@ -1,16 +1,24 @@
 // A catalogue version's checks and test definitions, written once: a scan of a version the store
 // already holds writes nothing here.
 import type { InferredTest } from "../infer/types.js";
+import { notifyChange } from "./change-feed.js";
 import { checkId } from "./check-id.js";
 import type { Sql } from "./sql-session.js";
 import { insertRows } from "./unnest.js";
 
-export async function ensureCatalogVersion(sql: Sql, version: string, tests: readonly InferredTest[], at: Date): Promise<void> {
+export async function ensureCatalogVersion(
+  sql: Sql,
+  version: string,
+  tests: readonly InferredTest[],
+  at: Date,
+  origin?: string,
+): Promise<void> {
   const { rowCount } = await sql(`INSERT INTO "catalog_versions" ("hash", "created_at") VALUES ($1, $2) ON CONFLICT ("hash") DO NOTHING`, [
     version,
     at,
   ]);
   if (rowCount === 0) return;
+  await notifyChange(sql, { kind: "catalog", id: version, ...(origin ? { origin } : {}) });
 
   const checks = new Map<string, InferredTest>();
   for (const test of tests) if (!checks.has(test.key)) checks.set(test.key, test);

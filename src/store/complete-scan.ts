@@ -2,6 +2,7 @@
 // the catalogue version (once), check results that changed, status periods that changed,
 // current statuses that changed, the scan row.
 import { writeAnomalyBuckets } from "./anomaly-store.js";
+import { notifyChange } from "./change-feed.js";
 import { checkId } from "./check-id.js";
 import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
@@ -113,7 +114,8 @@ async function writeStatuses(sql: Sql, scan: FinishedScan, at: Date): Promise<vo
   );
 }
 
-export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Date): Promise<ScanRecord> {
+/** `origin` names the writing store in the change notification (change-feed.ts). */
+export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Date, origin?: string): Promise<ScanRecord> {
   await sql(`SELECT pg_advisory_xact_lock(${COMPLETE_LOCK_KEY})`);
   const [existing] = (
     await sql<{ status: string; started_at: Date }>(`SELECT "status", "started_at" FROM "scans" WHERE "id" = $1`, [scan.scan_id])
@@ -124,7 +126,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   if (existing.status !== "running" && existing.status !== "aborted") {
     throw new StoreError(`scan ${scan.scan_id} is already ${existing.status}`);
   }
-  await ensureCatalogVersion(sql, scan.catalog.version, scan.catalog.tests, now());
+  await ensureCatalogVersion(sql, scan.catalog.version, scan.catalog.tests, now(), origin);
   // Taken after the one-off catalogue write, so finished_at is when the results exist.
   const finishedAt = now();
   // A scan that started later already succeeded: this one read older data, and must not roll
@@ -155,5 +157,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
       [scan.scan_id, finishedAt, total, passing, failing, warning, scan.catalog.version],
     )
   ).rows;
+  // Delivered to the other replicas on commit (their read models refresh within a second).
+  await notifyChange(sql, { kind: "scan", id: scan.scan_id, ...(origin ? { origin } : {}) });
   return { ...toScanRecord(row!), results_written: overtaken.rows.length === 0, previous_scan_id: previous?.id ?? null };
 }

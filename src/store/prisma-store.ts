@@ -1,15 +1,18 @@
 // The Store on Prisma: PostgreSQL when DATABASE_URL is set, else PGlite in the data directory.
 // Every method rethrows failures as StoreError (clear, credential-free message); ping never throws.
+import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { insertAnomalyFeedback, readAnomalyBuckets, readAnomalyFeedback } from "./anomaly-store.js";
 import { readPasses } from "./check-passes.js";
+import { openChangeFeed, SESSION_LOCK_CLASS, type ChangeFeed, type ChangeHandlers } from "./change-feed.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
 import type { Sql } from "./sql-session.js";
 import { newestSucceededScan, readStateIn, readStatuses } from "./read-state.js";
+import { readScanDeltaIn } from "./read-delta.js";
 import { guard, StoreError } from "./store-error.js";
 import type { AnomalyFeedbackRecord, FinishedScan, RunningScanOwner, ScanOwner, ScanRecord, ScanTrigger, Store } from "./store.js";
 
@@ -35,19 +38,64 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
   const database = await openDatabase(options);
   const { applied, alreadyApplied } = database.migrations;
   options.logger?.info({ store: database.kind, applied, alreadyApplied }, "store ready");
-  return new PrismaStore(database, options.transactionTimeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS, options.now ?? (() => new Date()));
+  return new PrismaStore(
+    database,
+    options.transactionTimeoutMs ?? DEFAULT_TRANSACTION_TIMEOUT_MS,
+    options.now ?? (() => new Date()),
+    database.kind === "postgres" ? options.databaseUrl : undefined,
+    options.logger,
+  );
 }
 
 class PrismaStore implements Store {
   private readonly db: PrismaClient;
   private closing: Promise<void> | null = null;
+  private feed: ChangeFeed | null = null;
+  /** names this store's writes in change notifications */
+  readonly origin = randomUUID();
 
   constructor(
     private readonly database: Database,
     private readonly transactionTimeoutMs: number,
     private readonly now: () => Date,
+    /** PostgreSQL only: where the change listener connects */
+    private readonly listenUrl: string | undefined,
+    private readonly logger: Logger | undefined,
   ) {
     this.db = database.prisma;
+  }
+
+  watch(handlers: ChangeHandlers): ChangeFeed | null {
+    if (!this.listenUrl) return null;
+    if (this.feed) throw new StoreError("the store is already watched");
+    // This store's own writes are the caller's to apply (a scan: the read model already has it).
+    this.feed = openChangeFeed(
+      this.listenUrl,
+      { ...handlers, onChange: (change) => handlers.onChange({ ...change, own: change.origin === this.origin }) },
+      this.logger,
+    );
+    return this.feed;
+  }
+
+  abortScansOfLostSessions(): Promise<number> {
+    if (!this.listenUrl) return Promise.resolve(0);
+    return guard("abortScansOfLostSessions", async () => {
+      // pg_locks shows every session's locks to every role: an owner's key missing there means
+      // PostgreSQL closed its connection (the process is gone, or cut off from the store).
+      const { rows } = await this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
+        sql(
+          `UPDATE "scans" s SET "status" = 'aborted', "finished_at" = now(), "error" = $2
+            WHERE s."status" = 'running' AND s."owner_session_key" IS NOT NULL
+              AND NOT EXISTS (SELECT 1 FROM pg_locks l
+                               WHERE l."locktype" = 'advisory' AND l."granted" AND l."classid" = $1::oid
+                                 AND l."objid" = s."owner_session_key"::oid AND l."objsubid" = 2
+                                 AND l."database" = (SELECT "oid" FROM pg_database WHERE "datname" = current_database()))
+            RETURNING s."id"`,
+          [SESSION_LOCK_CLASS, ABORTED_ERROR],
+        ),
+      );
+      return rows.length;
+    });
   }
 
   abortOrphanedScans(staleBefore: Date): Promise<number> {
@@ -109,6 +157,9 @@ class PrismaStore implements Store {
             startedAt: scan.started_at,
             heartbeatAt: scan.started_at,
             ...(owner ? { ownerHost: owner.host, ownerPid: owner.pid, ownerStartedAt: owner.process_started_at } : {}),
+            // Set only while this process's listener holds its lock: peers may then abort the scan
+            // as soon as that lock goes (abortScansOfLostSessions).
+            ownerSession: this.feed?.sessionKey() ?? null,
           },
         }),
       ),
@@ -118,14 +169,16 @@ class PrismaStore implements Store {
   writeCatalogVersion(catalog: FinishedScan["catalog"]): Promise<void> {
     return guard("writeCatalogVersion", () =>
       this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
-        ensureCatalogVersion(sql, catalog.version, catalog.tests, this.now()),
+        ensureCatalogVersion(sql, catalog.version, catalog.tests, this.now(), this.origin),
       ),
     );
   }
 
   completeScan(scan: FinishedScan): Promise<ScanRecord> {
     return guard("completeScan", () =>
-      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) => completeScanIn(sql, scan, this.now)),
+      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
+        completeScanIn(sql, scan, this.now, this.origin),
+      ),
     );
   }
 
@@ -192,6 +245,10 @@ class PrismaStore implements Store {
     return guard("readPasses", () => this.read(readPasses));
   }
 
+  readScanDelta(since: ScanRecord, options: { historyLimit: number }) {
+    return guard("readScanDelta", () => this.read((sql) => readScanDeltaIn(sql, since, options.historyLimit)));
+  }
+
   readState(options: { historyLimit: number }) {
     // One snapshot: a scan completing between the pages must not mix two scans' rows.
     return guard("readState", () => this.read((sql) => readStateIn(sql, options.historyLimit)));
@@ -204,7 +261,7 @@ class PrismaStore implements Store {
   addAnomalyFeedback(feedback: Omit<AnomalyFeedbackRecord, "created_at" | "expected">) {
     return guard("addAnomalyFeedback", () =>
       this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
-        insertAnomalyFeedback(sql, feedback, this.now()),
+        insertAnomalyFeedback(sql, feedback, this.now(), this.origin),
       ),
     );
   }
@@ -267,7 +324,10 @@ class PrismaStore implements Store {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.database.close().catch(() => undefined);
+    this.closing ??= (async () => {
+      await this.feed?.close();
+      await this.database.close().catch(() => undefined);
+    })();
     return this.closing;
   }
 }

@@ -4,6 +4,9 @@ import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/type
 import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
 import type { CheckPass, PreviousCheck } from "../evaluate/reuse.js";
+import type { ChangeFeed, ChangeHandlers } from "./change-feed.js";
+
+export type { ChangeFeed, ChangeHandlers, StoreChange, StoreChangeKind } from "./change-feed.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -120,6 +123,22 @@ export interface ReadState {
   feedback?: AnomalyFeedbackRecord[];
 }
 
+/**
+ * What the newest succeeded scan wrote, when it is the only one that succeeded after the scan a
+ * read model holds (read-delta.ts): that state plus these rows is the store's.
+ */
+export interface ScanDelta {
+  scan: ScanRecord;
+  /** the status rows the scan rewrote (their values changed) or wrote first */
+  statuses: StoredMetricStatus[];
+  /** the check results the scan opened, by key */
+  observations: Map<string, CheckObservation>;
+  /** the recent periods of the metrics whose status the scan changed (or first set), newest first */
+  history: Map<string, StatusPeriod[]>;
+  /** every "expected" mark, as in ReadState */
+  feedback: AnomalyFeedbackRecord[];
+}
+
 export interface Store {
   /**
    * Marks scans left `running` by a dead process as `aborted`: those whose heartbeat (or start,
@@ -130,6 +149,16 @@ export interface Store {
   runningScanOwners(): Promise<RunningScanOwner[]>;
   /** Marks these scans `aborted` if they are still running. Returns how many. */
   abortScans(scanIds: readonly string[]): Promise<number>;
+  /**
+   * Marks `aborted` the running scans whose owner's store session is gone (its listener's
+   * advisory lock was released: the process died). PostgreSQL only; 0 elsewhere. Returns how many.
+   */
+  abortScansOfLostSessions(): Promise<number>;
+  /**
+   * Listens to the changes other replicas commit (PostgreSQL LISTEN/NOTIFY, reconnecting on its
+   * own). Null for the embedded store: one process, nothing to hear. At most once per store.
+   */
+  watch(handlers: ChangeHandlers): ChangeFeed | null;
   /** Proves the scan's process is alive (see abortOrphanedScans). */
   heartbeatScan(scanId: string, at: Date): Promise<void>;
   createScan(scan: { scan_id: string; trigger: ScanTrigger; started_at: Date; owner?: ScanOwner }): Promise<ScanRecord>;
@@ -158,6 +187,11 @@ export interface Store {
   newestSucceededScan(): Promise<ScanRecord | null>;
   /** Each check's current result with the basis it was measured under (incremental scans), by key. */
   readPasses(): Promise<Map<string, PreviousCheck>>;
+  /**
+   * What changed since `since` (a scan the caller's view holds), from one snapshot; null when
+   * that is not one scan's writes (several succeeded since, or none): the caller reads everything.
+   */
+  readScanDelta(since: ScanRecord, options: { historyLimit: number }): Promise<ScanDelta | null>;
   /** What a read model needs, read in pages (yielding between them) from one consistent snapshot. */
   readState(options: { historyLimit: number }): Promise<ReadState>;
   /** Every "expected" mark on anomaly buckets (a scan passes them to the scoring). */

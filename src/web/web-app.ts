@@ -43,6 +43,10 @@ export interface WebAppOptions {
   limits: Pick<HttpLimits, "postRateLimit" | "postRateLimitWindowSeconds" | "bodyLimitBytes">;
   logger: Logger;
   now?: () => Date;
+  /** GET pages: the view pinned and named in X-Scan-Id, ?min_scan and the ?scan notice honoured (api/scan-pinning.ts) */
+  pinScan?: RequestHandler | undefined;
+  /** the scan this replica's view reflects: a form's redirect asks the next page for at least it */
+  currentScan?: (() => string | null) | undefined;
 }
 
 /** The API's error mapping, less its WWW-Authenticate: Bearer (a person is sent to the login instead). */
@@ -104,6 +108,13 @@ export function createWebApp(options: WebAppOptions): Router {
     next();
   };
   const post: RequestHandler[] = [...page, sameOrigin, requireSession, form, csrfProtection, requireWrite];
+  /** a page read: signed in, then served from one pinned view at least as new as the URL asks */
+  const read: RequestHandler[] = [...page, requireSession, ...(options.pinScan ? [options.pinScan] : [])];
+  /** `&min_scan=<this replica's scan>` for a redirect, so the next page (any replica) is no older */
+  const atLeastThis = () => {
+    const scan = options.currentScan?.();
+    return scan ? `min_scan=${encodeURIComponent(scan)}` : "";
+  };
 
   router.get("/assets/*file", (req, res, next) => {
     const asset = ASSETS.get(req.path);
@@ -141,7 +152,7 @@ export function createWebApp(options: WebAppOptions): Router {
     res.redirect(303, "/login");
   });
 
-  router.get("/", ...page, requireSession, async (req, res) => {
+  router.get("/", ...read, async (req, res) => {
     const query = parseInput(overviewQuery, req.query);
     const sort = query.sort ?? DEFAULT_SORT;
     const state = { status: query.status, q: query.q, sort, dir: query.dir ?? DEFAULT_DIRECTION[sort], page: query.page ?? 1 };
@@ -160,7 +171,7 @@ export function createWebApp(options: WebAppOptions): Router {
       .send(overviewPage(ctx, table, { ...state, page: table.page }));
   });
 
-  router.get("/metric/:name", ...page, requireSession, async (req, res) => {
+  router.get("/metric/:name", ...read, async (req, res) => {
     const { name } = parseInput(metricPath, req.params);
     const { scan } = parseInput(noticeQuery, req.query);
     const detail = await browse.metricDetail(name);
@@ -174,7 +185,7 @@ export function createWebApp(options: WebAppOptions): Router {
     sendPage(res, 200, MetricPage({ context: await context(req, await notice(scan)), detail, anomalies: section }));
   });
 
-  router.get("/table/:table", ...page, requireSession, async (req, res) => {
+  router.get("/table/:table", ...read, async (req, res) => {
     const { table } = parseInput(tablePath, req.params);
     const { scan } = parseInput(noticeQuery, req.query);
     sendPage(res, 200, TablePage({ context: await context(req, await notice(scan)), detail: await browse.tableDetail(table) }));
@@ -192,7 +203,8 @@ export function createWebApp(options: WebAppOptions): Router {
     const fields = typeof req.body === "object" && req.body !== null ? (req.body as Record<string, unknown>) : {};
     const input = parseInput(anomalyFeedbackInput, { ...fields, metric: req.params.name, expected: true });
     await services.anomalies.feedback(input);
-    res.redirect(303, `/metric/${encodeURIComponent(input.metric)}#anomalies`);
+    const fresh = atLeastThis();
+    res.redirect(303, `/metric/${encodeURIComponent(input.metric)}${fresh ? `?${fresh}` : ""}#anomalies`);
   });
 
   // Anything else under the pages' prefixes (`/metric/a/b`, `/table/`) is a page that does not exist.

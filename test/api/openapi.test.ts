@@ -26,10 +26,13 @@ describe("OpenAPI document", () => {
 
   it("documents the list endpoints' pagination and filters", () => {
     const names = (path: string) => (doc.paths?.[path]?.get?.parameters ?? []).map((p) => ("name" in p ? p.name : null));
-    expect(names("/v1/validation/tests")).toEqual(["limit", "cursor", "metric", "rule", "table"]);
-    expect(names("/v1/reliability/status")).toEqual(["limit", "cursor", "metric", "status", "table"]);
-    expect(names("/v1/compiler/ir")).toEqual(["limit", "cursor", "metric", "table"]);
+    // Every read also takes X-Min-Scan (api/scan-pinning.ts).
+    expect(names("/v1/validation/tests")).toEqual(["limit", "cursor", "metric", "rule", "table", "X-Min-Scan"]);
+    expect(names("/v1/reliability/status")).toEqual(["limit", "cursor", "metric", "status", "table", "X-Min-Scan"]);
+    expect(names("/v1/compiler/ir")).toEqual(["limit", "cursor", "metric", "table", "X-Min-Scan"]);
     expect(names("/v1/compiler/status")).toEqual(names("/v1/compiler/ir"));
+    const status = doc.paths?.["/v1/reliability/status/{name}"]?.get;
+    expect(Object.keys((status?.responses?.["200"] as { headers?: object }).headers ?? {})).toEqual(["X-Scan-Id"]);
   });
 
   it("rejects a body with an undocumented field or a value outside an enum", () => {

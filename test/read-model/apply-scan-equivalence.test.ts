@@ -3,7 +3,9 @@
 // real store (PostgreSQL, and PGlite), the view after each applied scan must equal the view a
 // full reload of the store builds, field by field and in what the services answer from it: for a
 // first scan, a scan that changes statuses, one that changes nothing, and an incremental scan
-// that keeps results of unchanged tables.
+// that keeps results of unchanged tables. A second read model, another replica's, follows each
+// scan with refresh() as a notification makes it: from the rows the scan wrote (read-delta.ts),
+// and must equal the full reload too.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import type { ScanWrite } from "../../src/read-model/apply-scan.js";
@@ -37,6 +39,9 @@ describe.each(targets)("the read model after its own scans, on the $name store",
   let testDb: TestDatabase;
   let store: Store;
   let model: ReadModel;
+  /** another replica's view: refreshed after each scan, as its change listener does */
+  let peer: ReadModel;
+  const peerRefreshes: ("reload" | "delta")[] = [];
   const writes: { write: ScanWrite; outcome: "applied" | "reloaded" }[] = [];
   let full: ScanService;
   let incremental: ScanService;
@@ -55,6 +60,13 @@ describe.each(targets)("the read model after its own scans, on the $name store",
     store = await createStore(testDb.options);
     model = createReadModel({ store, getSnapshot: () => snapshot, historyLimit: HISTORY_LIMIT });
     await model.refresh({ force: true }); // start-up: the empty store
+    peer = createReadModel({
+      store,
+      getSnapshot: () => snapshot,
+      historyLimit: HISTORY_LIMIT,
+      onRefreshed: (how) => peerRefreshes.push(how),
+    });
+    await peer.refresh({ force: true });
     full = serviceOn(false);
     incremental = serviceOn(true);
   });
@@ -95,6 +107,13 @@ describe.each(targets)("the read model after its own scans, on the $name store",
       };
     };
     expect(await answers(model)).toEqual(await answers(reloaded));
+
+    // The other replica: its first scan is a whole load (its view held none), later ones the delta.
+    const peerBefore = peer.view();
+    expect(await peer.refresh()).toBe(true);
+    expect(peerRefreshes.at(-1)).toBe(peerBefore.scan ? "delta" : "reload");
+    expect(content(peer.view())).toEqual(content(reloaded.view()));
+    expect(await answers(peer)).toEqual(await answers(reloaded));
     return { write, before, after };
   }
 
@@ -145,5 +164,9 @@ describe.each(targets)("the read model after its own scans, on the $name store",
     const reloaded = createReadModel({ store, getSnapshot: () => snapshot, historyLimit: HISTORY_LIMIT });
     await reloaded.refresh({ force: true });
     expect(content(model.view())).toEqual(content(reloaded.view()));
+    // The peer missed two scans (no notification): not one scan's rows, so a whole load.
+    await peer.refresh();
+    expect(peerRefreshes.at(-1)).toBe("reload");
+    expect(content(peer.view())).toEqual(content(reloaded.view()));
   });
 });

@@ -83,7 +83,7 @@ describe.each(targets)("abortOrphanedScans on $name", (target) => {
 
       // Heartbeats are all fresh: only the same-host rule applies.
       const staleBefore = new Date(now.getTime() - 60_000);
-      expect(await abortOrphanedScans(store, { self: me, staleBefore })).toEqual({ deadProcess: 2, stale: 0 });
+      expect(await abortOrphanedScans(store, { self: me, staleBefore })).toEqual({ deadProcess: 2, stale: 0, lostSession: 0 });
       for (const id of ["restarted", "dead_pid"]) {
         expect(await store.getScan(id)).toMatchObject({ status: "aborted", error: ABORTED_ERROR });
       }
@@ -97,6 +97,7 @@ describe.each(targets)("abortOrphanedScans on $name", (target) => {
       expect(await abortOrphanedScans(store, { self: me, staleBefore: new Date(later.getTime() - 60_000) })).toEqual({
         deadProcess: 0,
         stale: 2,
+        lostSession: 0,
       });
       expect((await store.runningScanOwners()).map((s) => s.scan_id).sort()).toEqual(["parent", "same_process"]);
       // Aborting twice changes nothing.

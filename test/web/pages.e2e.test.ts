@@ -226,7 +226,12 @@ describeCombinations("pages over HTTP", (combination) => {
     const start = `${utcDay(2)}T00:00:00.000Z`;
     const done = await web.post("/metric/deliveries_shipped/anomalies/feedback", rw, { ...fields, start, _csrf: token });
     expect(done.status).toBe(303);
-    expect(done.headers.location).toBe("/metric/deliveries_shipped#anomalies");
+    // It asks the next page, whichever replica serves it, for at least the scan this one serves.
+    const scanId = String((await web.get("/", rw)).headers["x-scan-id"]);
+    expect(done.headers.location).toBe(`/metric/deliveries_shipped?min_scan=${scanId}#anomalies`);
+    const next = await web.get(done.headers.location!.replace(/#.*/, ""), rw);
+    expect(next.status).toBe(200);
+    expect(next.headers["x-scan-id"]).toBe(scanId);
   });
 
   it("logs out: the cookie is cleared and the pages send the browser to the login again", async () => {
