@@ -2,6 +2,7 @@
 // and when another replica's scan lands), never from the store per request. The catalogue
 // snapshot decides which metrics exist.
 import { notFound, unavailable } from "../errors/app-error.js";
+import { incidentSamples, metricTables } from "../incidents/alert-labels.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import type { ScanService } from "../scan/types.js";
@@ -85,7 +86,11 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     /** Sets the Prometheus gauges from the read model's current view. */
     async refreshMetrics(metrics, listing) {
       const view = readModel.view();
-      metrics.setStatuses((listing ? await listing() : wholeListing(view)).metrics);
+      const entries = (listing ? await listing() : wholeListing(view)).metrics;
+      // Metrics the open incidents explain carry their table (one TableIncident alert inhibits theirs).
+      const tables = metricTables(view.incidents);
+      metrics.setStatuses(tables.size === 0 ? entries : entries.map((e) => ({ ...e, table: tables.get(e.metric_name) })));
+      metrics.setIncidents(incidentSamples(view.incidents));
       if (view.scan?.summary) metrics.setTestCounts(view.scan.summary);
       if (view.scan?.finished_at) metrics.setLastSuccessfulScan(view.scan.finished_at);
     },
