@@ -149,5 +149,12 @@ export function nextIncidents(previous: readonly Incident[], changed: readonly I
   const kept = (i: Incident) => i.resolved_at === null || i.resolved_at.getTime() >= cut;
   const known = new Set(previous.map((i) => i.id));
   const opened = changed.filter((i) => !known.has(i.id));
-  return [...opened, ...previous.map((i) => byId.get(i.id) ?? i)].filter(kept);
+  return [...opened, ...previous.map((i) => byId.get(i.id) ?? i)].filter(kept).sort(incidentOrder);
+}
+
+/** The store's order (incident-store.ts): opened_at descending, then id descending, bytewise. */
+export function incidentOrder(a: Incident, b: Incident): number {
+  const opened = b.opened_at.getTime() - a.opened_at.getTime();
+  if (opened !== 0) return opened;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

@@ -8,6 +8,7 @@ import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
+import { getIncident, listIncidents } from "./incidents.js";
 import { metricResults } from "./metric-results.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
@@ -81,6 +82,14 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
       }
       if (!scan) throw notFound(`scan "${id}" not found`);
       return scanView(scan);
+    },
+
+    async incidents(query = {}) {
+      return listIncidents(readModel.view(), query);
+    },
+
+    async incident(id) {
+      return getIncident(readModel.view(), id);
     },
 
     /** Sets the Prometheus gauges from the read model's current view. */

@@ -41,11 +41,11 @@ interface MetricRow {
   until: Date | null;
 }
 
-/** Every incident kept (open: `openOnly`), newest opened first, with its tests and metrics. */
+/** Every incident kept (open: `openOnly`), newest opened first (then id, bytewise, as incidentOrder), with its tests and metrics. */
 export async function readIncidents(sql: Sql, options: { openOnly?: boolean } = {}): Promise<Incident[]> {
   const where = options.openOnly ? `WHERE "resolved_at" IS NULL` : "";
   const within = options.openOnly ? `WHERE "incident_id" IN (SELECT "id" FROM "incidents" WHERE "resolved_at" IS NULL)` : "";
-  const { rows } = await sql<IncidentRow>(`SELECT * FROM "incidents" ${where} ORDER BY "opened_at" DESC, "id" DESC`);
+  const { rows } = await sql<IncidentRow>(`SELECT * FROM "incidents" ${where} ORDER BY "opened_at" DESC, "id" COLLATE "C" DESC`);
   if (rows.length === 0) return [];
   const incidents = new Map<string, Incident>(
     rows.map((r) => [
