@@ -38,7 +38,7 @@ export function OpenIncidents({ incidents, now }: { incidents: readonly Incident
   return (
     <section aria-labelledby="incidents">
       <h2 id="incidents">Open incidents ({count(incidents.length)})</h2>
-      <table>
+      <table class="incidents">
         <caption>One incident per table with failing tests, newest first</caption>
         <thead>
           <tr>
