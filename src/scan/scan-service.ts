@@ -203,6 +203,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
           series_queries: outcome.anomalies.queries,
           series_reused: outcome.anomalies.reused,
           anomalies_flagged: outcome.anomalies.flagged.length,
+          incidents_changed: scan.incidents?.length ?? 0,
           ...(outcome.incremental ? { incremental: outcome.incremental } : {}),
         },
         "scan succeeded",
