@@ -300,8 +300,8 @@ const incidentFields = {
   resolved_scan_id: z.string().nullable(),
   updated_at: timestamp.meta({ description: "when a scan last changed it (a test or metric joined or left)" }),
   failing_tests: count.meta({ description: "tests failing as of the newest scan (0 once resolved)" }),
-  metrics_unreliable: count.meta({ description: "metrics it made unreliable" }),
-  metrics_degraded: count.meta({ description: "metrics it made degraded (and never unreliable)" }),
+  metrics_unreliable: count.meta({ description: "metrics it makes unreliable (once resolved: made, at the end)" }),
+  metrics_degraded: count.meta({ description: "metrics it makes degraded (once resolved: made, at the end)" }),
 };
 
 export const incidentSummarySchema = z.object(incidentFields).meta({ id: "IncidentSummary" });
@@ -337,7 +337,9 @@ export const incidentSchema = z
       z
         .object({
           metric_name: z.string(),
-          impact: z.enum(["unreliable", "degraded"]).meta({ description: "the worst the incident made it" }),
+          impact: z
+            .enum(["unreliable", "degraded"])
+            .meta({ description: "what the incident makes it now (what it made it last, once no longer affected)" }),
           relationship: z.enum(["direct", "derived"]).meta({ description: "derived: built on a metric with a failing test" }),
           affected: z.boolean().meta({ description: "still affected as of the newest scan" }),
           since: timestamp,

@@ -4,7 +4,7 @@
 // so); an open incident whose table has no problem left is resolved. Nothing else changes, so
 // a scan of unchanged data writes nothing.
 import { rootLabel } from "./group-problems.js";
-import type { Incident, IncidentImpact, IncidentMetric, IncidentTest, TableProblem } from "./types.js";
+import type { Incident, IncidentMetric, IncidentTest, TableProblem } from "./types.js";
 
 export interface ReconcileContext {
   at: Date;
@@ -12,9 +12,6 @@ export interface ReconcileContext {
   /** a new incident's id */
   newId: () => string;
 }
-
-const worse = (a: IncidentImpact, b: IncidentImpact): IncidentImpact =>
-  a === "unreliable" || b === "unreliable" ? "unreliable" : "degraded";
 
 function openIncident(problem: TableProblem, { at, scanId, newId }: ReconcileContext): Incident {
   return {
@@ -62,7 +59,8 @@ function extend(incident: Incident, problem: TableProblem, at: Date): Incident |
       changed = true;
       return { ...m, until: at };
     }
-    const impact = worse(m.impact, now.impact);
+    // The impact it has now: the alert counts metrics the incident makes unreliable now.
+    const impact = now.impact;
     if (m.until === null && m.impact === impact && m.relationship === now.relationship) return m;
     changed = true;
     return { ...m, impact, relationship: now.relationship, until: null };

@@ -77,6 +77,6 @@ export interface Incident {
   updated_at: Date;
   /** every test that failed during the incident, in the order first seen */
   tests: IncidentTest[];
-  /** every metric it affected; impact is the worst it had */
+  /** every metric it affected; impact is the one it has now, or had last once no longer affected */
   metrics: IncidentMetric[];
 }

@@ -221,9 +221,11 @@ describe("reconcileIncidents", () => {
       ["revenue", T2],
       ["orders", null],
     ]);
-    // The impact a metric had stays its worst.
+    // A metric's impact is the one it has now (the gauge counts metrics made unreliable now).
     const [worse] = reconcileIncidents([shrunk!], [problem("shop.orders", ["b"], [["orders", "unreliable"]])], context(T2));
     expect(worse!.metrics.find((m) => m.metric_name === "orders")!.impact).toBe("unreliable");
+    const [better] = reconcileIncidents([worse!], [problem("shop.orders", ["b"], [["orders", "degraded"]])], context(T2));
+    expect(better!.metrics.find((m) => m.metric_name === "orders")!.impact).toBe("degraded");
   });
 
   it("the scan that sees the last problem end resolves it; a later problem opens a new incident", () => {

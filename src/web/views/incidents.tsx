@@ -92,7 +92,7 @@ export function IncidentPage({ context, incident }: { context: PageContext; inci
             , resolved <When at={incident.resolved_at} now={now} /> ({utc(incident.resolved_at)})
           </>
         ) : null}
-        . It made <Impact incident={incident} />
+        . It {open ? "makes" : "made"} <Impact incident={incident} />
         {incident.datasource !== "default" ? ` (datasource ${incident.datasource})` : ""}.
       </p>
       <table>
@@ -153,7 +153,7 @@ export function IncidentPage({ context, incident }: { context: PageContext; inci
         <thead>
           <tr>
             <th scope="col">Metric</th>
-            <th scope="col">Made</th>
+            <th scope="col">Impact</th>
             <th scope="col">How</th>
             <th scope="col">Still affected</th>
             <th scope="col">Status now</th>
