@@ -19,6 +19,7 @@ export function ciMissing(env: NodeJS.ProcessEnv = process.env): string[] {
   if (!hasClickHouseServer()) missing.push("clickhouse-server (tests start private servers)");
   if (!postgresBinDir()) missing.push("PostgreSQL server binaries (initdb, pg_ctl; or MR_POSTGRES_BINDIR)");
   if (!onPath("prometheus")) missing.push("prometheus (the real-Prometheus alert test)");
+  if (!onPath("prometheus-alertmanager")) missing.push("prometheus-alertmanager (the inhibition rule's test)");
   return missing;
 }
 

@@ -295,3 +295,66 @@ export const anomalyFeedbackSchema = z
     created_at: timestamp.meta({ description: "when the bucket was first marked expected" }),
   })
   .meta({ id: "AnomalyFeedback" });
+
+// Incidents (src/incidents, docs/incidents.md): failing tests grouped by the table they read.
+const incidentFields = {
+  id: z.uuid(),
+  state: z.enum(["open", "resolved"]),
+  datasource: z.string(),
+  table: z.string().meta({ description: "the root table (database.table) every test of the incident reads" }),
+  opened_at: timestamp.meta({ description: "when the scan that saw its first failing test finished" }),
+  resolved_at: nullableTimestamp.meta({ description: "when the scan that saw its last failing test pass finished; null while open" }),
+  opened_scan_id: z.string(),
+  resolved_scan_id: z.string().nullable(),
+  updated_at: timestamp.meta({ description: "when a scan last changed it (a test or metric joined or left)" }),
+  failing_tests: count.meta({ description: "tests failing as of the newest scan (0 once resolved)" }),
+  metrics_unreliable: count.meta({ description: "metrics it makes unreliable (once resolved: made, at the end)" }),
+  metrics_degraded: count.meta({ description: "metrics it makes degraded (once resolved: made, at the end)" }),
+};
+
+export const incidentSummarySchema = z.object(incidentFields).meta({ id: "IncidentSummary" });
+
+export const incidentListingSchema = z
+  .object({
+    incidents: z.array(incidentSummarySchema).meta({ description: "newest opened first" }),
+    count: count.meta({ description: "incidents matching the state filter, on every page" }),
+    next_cursor: nextCursor,
+  })
+  .meta({ id: "IncidentListing" });
+
+export const incidentSchema = z
+  .object({
+    ...incidentFields,
+    tests: z.array(
+      z
+        .object({
+          rule: ruleId,
+          name: z.string(),
+          check: z.string(),
+          column: z.string().nullable().meta({ description: "the root column, when the test reads exactly one column of the table" }),
+          severity,
+          failing: z.boolean().meta({ description: "failing as of the newest scan" }),
+          since: timestamp,
+          until: nullableTimestamp,
+          message: z.string().nullable().meta({ description: "what the newest scan found (null: the check is no longer run)" }),
+          sample_sql: z.string().nullable(),
+        })
+        .meta({ id: "IncidentTest" }),
+    ),
+    metrics: z.array(
+      z
+        .object({
+          metric_name: z.string(),
+          impact: z
+            .enum(["unreliable", "degraded"])
+            .meta({ description: "what the incident makes it now (what it made it last, once no longer affected)" }),
+          relationship: z.enum(["direct", "derived"]).meta({ description: "derived: built on a metric with a failing test" }),
+          affected: z.boolean().meta({ description: "still affected as of the newest scan" }),
+          since: timestamp,
+          until: nullableTimestamp,
+          status: reliabilityStatus.meta({ description: "the metric's current status" }),
+        })
+        .meta({ id: "IncidentMetric" }),
+    ),
+  })
+  .meta({ id: "Incident" });

@@ -130,3 +130,15 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
   if (!result.success) throw invalidInput(result.error.issues);
   return result.data;
 }
+
+export const incidentListingQuery = z.object({
+  ...page,
+  state: z.enum(["open", "resolved"], { error: "expected open or resolved" }).optional(),
+});
+export const incidentIdInput = z.object({
+  id: z
+    .string({ error: "expected a string" })
+    .max(64, { error: "expected an incident id (UUID)" })
+    .pipe(z.uuid({ error: "expected an incident id (UUID)" }))
+    .transform((id) => id.toLowerCase()),
+});

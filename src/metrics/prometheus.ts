@@ -3,6 +3,7 @@
 // catalogue, routes are patterns, never raw URLs.
 import type { RequestHandler } from "express";
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { IncidentSample } from "../incidents/alert-labels.js";
 import { statusSeriesText, type StatusSample } from "./status-series.js";
 import { RELIABILITY_STATUSES } from "../derive/types.js";
 
@@ -32,6 +33,8 @@ export interface Metrics {
   /** Replaces the whole set: metrics no longer passed (removed from the catalogue) disappear. */
   setStatuses(statuses: readonly StatusSample[]): void;
   setTestCounts(counts: { passing: number; failing: number; warning: number }): void;
+  /** Replaces the whole set of open incidents (metric_reliability_incident_open{table}). */
+  setIncidents(incidents: readonly IncidentSample[]): void;
   observeWarehouseQuery(seconds: number): void;
   /** Extra queries a scan sent to isolate the checks of table queries ClickHouse refused (bisection). */
   countIsolationQueries(queries: number): void;
@@ -84,6 +87,18 @@ export function createMetrics(): Metrics {
     name: "metric_reliability_tests",
     help: "Inferred tests by status in the last successful scan.",
     labelNames: ["status"] as const,
+    registers: [registry],
+  });
+  const incidentOpen = new Gauge({
+    name: "metric_reliability_incident_open",
+    help: "One series per open incident, by root table: the number of metrics it makes unreliable (0: it only degrades metrics).",
+    labelNames: ["table"] as const,
+    registers: [registry],
+  });
+  const incidentAffected = new Gauge({
+    name: "metric_reliability_incident_affected_metrics",
+    help: "One series per open incident, by root table: the number of metrics it makes unreliable or degraded.",
+    labelNames: ["table"] as const,
     registers: [registry],
   });
   const queryDuration = new Histogram({
@@ -158,6 +173,15 @@ export function createMetrics(): Metrics {
       tests.set({ status: "passing" }, counts.passing);
       tests.set({ status: "failing" }, counts.failing);
       tests.set({ status: "warning" }, counts.warning);
+    },
+    setIncidents(incidents) {
+      // Resolved incidents disappear (their series go stale), rather than staying at 0.
+      incidentOpen.reset();
+      incidentAffected.reset();
+      for (const incident of incidents) {
+        incidentOpen.set({ table: incident.table }, incident.unreliable);
+        incidentAffected.set({ table: incident.table }, incident.affected);
+      }
     },
     observeWarehouseQuery(seconds) {
       queryDuration.observe(seconds);

@@ -7,6 +7,12 @@ export interface StatusSample {
   metric_name: string;
   status: string;
   safe_to_use?: boolean;
+  /**
+   * The root table of the open incident that explains every failing test of the metric
+   * (src/incidents/alert-labels.ts): its status series carry it as `table`, so Alertmanager can
+   * inhibit the metric's alerts while that table's TableIncident fires. Absent: no label.
+   */
+  table?: string | undefined;
 }
 
 /** Prometheus label value escaping: backslash, double quote, newline. */
@@ -23,8 +29,10 @@ export function statusSeriesText(statuses: readonly StatusSample[]): string {
   ];
   for (const s of statuses) {
     const metric = label(s.metric_name);
+    // One table at a time per metric, from the catalogue: the series count stays 4 per metric.
+    const table = s.table ? `,table="${label(s.table)}"` : "";
     for (const candidate of RELIABILITY_STATUSES)
-      state.push(`metric_reliability_status{metric="${metric}",status="${candidate}"} ${s.status === candidate ? 1 : 0}`);
+      state.push(`metric_reliability_status{metric="${metric}",status="${candidate}"${table}} ${s.status === candidate ? 1 : 0}`);
     const isSafe = (s.safe_to_use ?? (s.status === "healthy" || s.status === "degraded")) && s.status !== "unknown";
     safe.push(`metric_reliability_safe_to_use{metric="${metric}"} ${isSafe ? 1 : 0}`);
   }

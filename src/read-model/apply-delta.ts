@@ -17,5 +17,5 @@ export function applyDelta(previous: ReadState, delta: ScanDelta): ReadState {
   for (const [key, observation] of delta.observations) observations.set(key, observation);
   const history = new Map(previous.history);
   for (const [metric, periods] of delta.history) history.set(metric, periods);
-  return { ...previous, scan: delta.scan, statuses, observations, history, feedback: delta.feedback };
+  return { ...previous, scan: delta.scan, statuses, observations, history, feedback: delta.feedback, incidents: delta.incidents };
 }

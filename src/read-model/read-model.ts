@@ -6,6 +6,7 @@
 // that cannot be trusted.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { CheckObservation } from "../evaluate/types.js";
+import type { Incident } from "../incidents/types.js";
 import type { Logger } from "../logger.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
@@ -24,6 +25,8 @@ export interface ReadView {
   history: ReadonlyMap<string, readonly StatusPeriod[]>;
   /** when this view was built */
   built_at: Date;
+  /** every incident the store keeps, newest opened first */
+  incidents: readonly Incident[];
 }
 
 export interface ReadModel {
@@ -75,7 +78,15 @@ export function buildView(catalog: CatalogSnapshot, state: ReadState, builtAt: D
         : status,
     );
   }
-  return { catalog, scan, statuses, observations: state.observations, history: state.history, built_at: builtAt };
+  return {
+    catalog,
+    scan,
+    statuses,
+    observations: state.observations,
+    history: state.history,
+    built_at: builtAt,
+    incidents: state.incidents ?? [],
+  };
 }
 
 const EMPTY: ReadState = { scan: null, statuses: [], observations: new Map(), history: new Map() };

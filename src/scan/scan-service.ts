@@ -13,6 +13,8 @@ import type { SeriesCache } from "../read-model/series-cache.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
+import { failingTests } from "../incidents/failing-tests.js";
+import { groupProblems } from "../incidents/group-problems.js";
 import { executeScan } from "./execute-scan.js";
 import type { IncrementalInput } from "./incremental.js";
 import { currentProcess } from "./orphans.js";
@@ -145,6 +147,8 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         anomalies: { feedback, ...(options.seriesCache ? { cache: options.seriesCache } : {}) },
         ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
+      // Failing tests by root table: the store opens, extends or resolves incidents with them.
+      const problems = groupProblems(failingTests(snapshot.tests, outcome.observations, outcome.blocked), snapshot.metrics);
       const storeStarted = performance.now();
       await catalogWritten;
       const scan = await store.completeScan({
@@ -156,6 +160,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         anomalies: { flagged: outcome.anomalies.flagged, judged: outcome.anomalies.judged },
         ...(outcome.passes ? { passes: outcome.passes } : {}),
         ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
+        problems,
       });
       options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);
       // What the store now holds, unless a later-started scan had already written newer results.
@@ -198,6 +203,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
           series_queries: outcome.anomalies.queries,
           series_reused: outcome.anomalies.reused,
           anomalies_flagged: outcome.anomalies.flagged.length,
+          incidents_changed: scan.incidents?.length ?? 0,
           ...(outcome.incremental ? { incremental: outcome.incremental } : {}),
         },
         "scan succeeded",

@@ -87,6 +87,8 @@ export function cachedServices(services: Services, { readModel, getSnapshot }: C
       affectedBy: (table) => reliability.affectedBy(table),
       triggerScan: (options) => reliability.triggerScan(options),
       getScan: (id) => reliability.getScan(id),
+      incidents: (query) => reliability.incidents(query),
+      incident: (id) => reliability.incident(id),
     },
     // Series are scored with the feedback of the moment: not cached here (the series cache holds the data).
     anomalies,

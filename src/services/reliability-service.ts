@@ -2,11 +2,13 @@
 // and when another replica's scan lands), never from the store per request. The catalogue
 // snapshot decides which metrics exist.
 import { notFound, unavailable } from "../errors/app-error.js";
+import { incidentSamples, metricTables } from "../incidents/alert-labels.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
+import { getIncident, listIncidents } from "./incidents.js";
 import { metricResults } from "./metric-results.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
@@ -82,10 +84,22 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
       return scanView(scan);
     },
 
+    async incidents(query = {}) {
+      return listIncidents(readModel.view(), query);
+    },
+
+    async incident(id) {
+      return getIncident(readModel.view(), id);
+    },
+
     /** Sets the Prometheus gauges from the read model's current view. */
     async refreshMetrics(metrics, listing) {
       const view = readModel.view();
-      metrics.setStatuses((listing ? await listing() : wholeListing(view)).metrics);
+      const entries = (listing ? await listing() : wholeListing(view)).metrics;
+      // Metrics the open incidents explain carry their table (one TableIncident alert inhibits theirs).
+      const tables = metricTables(view.incidents);
+      metrics.setStatuses(tables.size === 0 ? entries : entries.map((e) => ({ ...e, table: tables.get(e.metric_name) })));
+      metrics.setIncidents(incidentSamples(view.incidents));
       if (view.scan?.summary) metrics.setTestCounts(view.scan.summary);
       if (view.scan?.finished_at) metrics.setLastSuccessfulScan(view.scan.finished_at);
     },

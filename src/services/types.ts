@@ -2,6 +2,7 @@
 // parse input with src/api/schemas.ts, call one method and send the result.
 import type { MetricIR } from "../compile/ir.js";
 import type { ReliabilityStatus } from "../derive/types.js";
+import type { IncidentListingQuery, IncidentListingView, IncidentView } from "./incidents.js";
 import type { PageRequest } from "./paginate.js";
 import type {
   AffectedByView,
@@ -54,6 +55,10 @@ export interface ReliabilityService {
   /** without wait: the running scan at once; with wait: its finished state */
   triggerScan(options: { wait: boolean }): Promise<ScanTriggerView>;
   getScan(id: string): Promise<ScanView>;
+  /** incidents, newest opened first; `state` filters, limit/cursor page */
+  incidents(query?: IncidentListingQuery): Promise<IncidentListingView>;
+  /** throws AppError not_found for an incident the read model does not hold */
+  incident(id: string): Promise<IncidentView>;
 }
 
 export interface AnomalyFeedbackRequest {

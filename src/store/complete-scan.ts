@@ -6,10 +6,12 @@ import { notifyChange } from "./change-feed.js";
 import { checkId } from "./check-id.js";
 import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
+import { updateIncidents } from "./incident-store.js";
 import { SCAN_COLUMNS, toScanRecord, type ScanRow } from "./mapping.js";
 import type { Sql } from "./sql-session.js";
 import { StoreError } from "./store-error.js";
 import type { FinishedScan, ScanRecord } from "./store.js";
+import type { Incident } from "../incidents/types.js";
 import { toColumnArrays, unnestFrom } from "./unnest.js";
 
 /**
@@ -137,6 +139,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   const [previous] = (
     await sql<{ id: string }>(`SELECT "id" FROM "scans" WHERE "status" = 'succeeded' ORDER BY "finished_at" DESC, "id" DESC LIMIT 1`)
   ).rows;
+  let incidents: Incident[] | undefined;
   if (overtaken.rows.length === 0) {
     // Results an incremental scan kept as they were are in the store as they are: not sent again.
     const unchanged = scan.unchanged;
@@ -147,6 +150,8 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
     await writePasses(sql, scan);
     await writeStatuses(sql, scan, finishedAt);
     await writeAnomalyBuckets(sql, scan, finishedAt);
+    // Under the lock: the open incidents read here are the newest, and no other scan changes them.
+    if (scan.problems) incidents = await updateIncidents(sql, scan.problems, scan.scan_id, finishedAt);
   }
   const { total, passing, failing, warning } = scan.summary;
   const [row] = (
@@ -159,5 +164,10 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   ).rows;
   // Delivered to the other replicas on commit (their read models refresh within a second).
   await notifyChange(sql, { kind: "scan", id: scan.scan_id, ...(origin ? { origin } : {}) });
-  return { ...toScanRecord(row!), results_written: overtaken.rows.length === 0, previous_scan_id: previous?.id ?? null };
+  return {
+    ...toScanRecord(row!),
+    results_written: overtaken.rows.length === 0,
+    previous_scan_id: previous?.id ?? null,
+    ...(incidents ? { incidents } : {}),
+  };
 }

@@ -289,6 +289,8 @@ class PrismaStore implements Store {
         this.db.runClaim.deleteMany({ where: { claimedAt: { lt: before } } }),
         // Flagged buckets no scan has flagged since `before` (feedback is kept with its check).
         this.db.anomalyBucket.deleteMany({ where: { active: false, updatedAt: { lt: before } } }),
+        // Incidents resolved before `before` (their tests and metrics cascade); open ones stay whatever their age.
+        this.db.incident.deleteMany({ where: { resolvedAt: { lt: before } } }),
         // Versions no kept scan ran (their definitions cascade), then checks no version uses (their results cascade).
         this.db.$executeRawUnsafe(
           `DELETE FROM "catalog_versions" v WHERE NOT EXISTS (SELECT 1 FROM "scans" s WHERE s."catalog_version" = v."hash")`,

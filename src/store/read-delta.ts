@@ -7,6 +7,7 @@
 import type { MetricStatus as MetricStatusRow } from "../generated/prisma/client.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import { readAnomalyFeedback } from "./anomaly-store.js";
+import { readIncidents } from "./incident-store.js";
 import { STATUS_COLUMNS, toObservation, toStoredStatus, type ObservationRow } from "./mapping.js";
 import { newestSucceededScan, readHistory } from "./read-state.js";
 import type { Sql } from "./sql-session.js";
@@ -45,5 +46,13 @@ export async function readScanDeltaIn(sql: Sql, since: ScanRecord, historyLimit:
     changed.map((r) => r.metric),
     historyLimit,
   );
-  return { scan, statuses: statusRows.map(toStoredStatus), observations, history, feedback: await readAnomalyFeedback(sql) };
+  // Incidents are few (one per broken table) and rewritten whole by the scan: read them all.
+  return {
+    scan,
+    statuses: statusRows.map(toStoredStatus),
+    observations,
+    history,
+    feedback: await readAnomalyFeedback(sql),
+    incidents: await readIncidents(sql),
+  };
 }

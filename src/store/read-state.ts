@@ -14,6 +14,7 @@ import {
   type ScanRow,
 } from "./mapping.js";
 import { readAnomalyFeedback } from "./anomaly-store.js";
+import { readIncidents } from "./incident-store.js";
 import type { Sql } from "./sql-session.js";
 import type { ReadState, ScanRecord, StatusPeriod, StoredMetricStatus } from "./store.js";
 
@@ -96,5 +97,6 @@ export async function readStateIn(sql: Sql, historyLimit: number): Promise<ReadS
     statuses.map((s) => s.metric_name),
     historyLimit,
   );
-  return { scan, statuses, observations, history, feedback: await readAnomalyFeedback(sql) };
+  const feedback = await readAnomalyFeedback(sql);
+  return { scan, statuses, observations, history, feedback, incidents: await readIncidents(sql) };
 }

@@ -5,6 +5,7 @@ import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
 import type { CheckPass, PreviousCheck } from "../evaluate/reuse.js";
 import type { ChangeFeed, ChangeHandlers } from "./change-feed.js";
+import type { Incident, TableProblem } from "../incidents/types.js";
 
 export type { ChangeFeed, ChangeHandlers, StoreChange, StoreChangeKind } from "./change-feed.js";
 
@@ -32,6 +33,8 @@ export interface ScanRecord {
    * under the completion lock, so a read model holding that scan's results can apply this one's
    */
   previous_scan_id?: string | null;
+  /** completeScan only: the incidents this scan opened, changed or resolved, as written (absent: none asked) */
+  incidents?: Incident[];
 }
 
 /**
@@ -108,6 +111,8 @@ export interface FinishedScan {
   passes?: ReadonlyMap<string, CheckPass | null>;
   /** incremental scans: checks whose result and basis are the previous pass's, unchanged: not written again */
   unchanged?: ReadonlySet<string>;
+  /** what fails per root table (src/incidents): open incidents are opened, extended or resolved against it. Absent: incidents untouched */
+  problems?: readonly TableProblem[];
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
@@ -121,6 +126,8 @@ export interface ReadState {
   history: Map<string, StatusPeriod[]>;
   /** every "expected" mark on anomaly buckets (absent: none known) */
   feedback?: AnomalyFeedbackRecord[];
+  /** every incident kept (open and resolved), newest opened first (absent: none known) */
+  incidents?: Incident[];
 }
 
 /**
@@ -137,6 +144,8 @@ export interface ScanDelta {
   history: Map<string, StatusPeriod[]>;
   /** every "expected" mark, as in ReadState */
   feedback: AnomalyFeedbackRecord[];
+  /** every incident kept, as in ReadState */
+  incidents: Incident[];
 }
 
 export interface Store {
@@ -203,7 +212,7 @@ export interface Store {
   /** Cron election: true for exactly one caller per (name, fireTime). */
   claimRun(name: string, fireTime: Date): Promise<boolean>;
   /**
-   * Deletes scans, closed check results, status periods and claims older than `before`, and
+   * Deletes scans, closed check results, status periods, claims and resolved incidents older than `before`, and
    * catalogue versions no remaining scan ran; keeps current statuses and current results.
    */
   prune(before: Date): Promise<void>;

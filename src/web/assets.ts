@@ -38,6 +38,7 @@ h3 { font-size: 1rem; margin: 18px 0 8px; }
 .counts .n { display: block; font-size: 1.6rem; font-weight: 700; }
 .panel { border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; background: var(--panel); margin: 0 0 16px; }
 .panel p { margin: 4px 0; }
+table.incidents { margin: 0 0 24px; }
 .row { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: center; }
 form.filters { display: flex; flex-wrap: wrap; gap: 8px 16px; align-items: end; margin: 0 0 12px; }
 form.filters .field { display: flex; flex-direction: column; }

@@ -4,6 +4,7 @@
 // around it (the session's forms and token, the banners) is kept as bytes per session for the
 // same time, so a person refreshing costs a lookup. Both are bounded.
 import { render } from "preact-render-to-string";
+import type { IncidentSummaryView } from "../services/incidents.js";
 import type { MetricTableView } from "../services/metric-table.js";
 import type { PageContext } from "./views/layout.js";
 import { OverviewMain, overviewHref, OverviewPage, type OverviewState } from "./views/overview-page.js";
@@ -18,10 +19,15 @@ function remember<V>(map: Map<string, V>, limit: number, key: string, value: V):
   return value;
 }
 
-export function createOverviewRenderer(): (context: PageContext, table: MetricTableView, state: OverviewState) => Buffer {
+export function createOverviewRenderer(): (
+  context: PageContext,
+  table: MetricTableView,
+  state: OverviewState,
+  incidents?: readonly IncidentSummaryView[],
+) => Buffer {
   const contents = new Map<string, string>();
   const pages = new Map<string, Buffer>();
-  return (context, table, state) => {
+  return (context, table, state, incidents = []) => {
     const { health, session } = context;
     const last = health?.last_finished;
     const contentKey = [
@@ -30,6 +36,8 @@ export function createOverviewRenderer(): (context: PageContext, table: MetricTa
       Math.floor(context.now.getTime() / RENDERED_FOR_MS),
       last?.scan_id,
       last?.status,
+      // The open incidents come from the same view as the table (as_of), but say so: they are on the page.
+      incidents.map((i) => `${i.id}:${i.updated_at}`).join(","),
     ].join("|");
     const pageKey = [
       contentKey,
@@ -46,7 +54,7 @@ export function createOverviewRenderer(): (context: PageContext, table: MetricTa
     if (kept) return kept;
     const main =
       contents.get(contentKey) ??
-      remember(contents, CONTENTS_KEPT, contentKey, render(OverviewMain({ now: context.now, health, table, state })));
+      remember(contents, CONTENTS_KEPT, contentKey, render(OverviewMain({ now: context.now, health, table, state, incidents })));
     const bytes = Buffer.from(`<!DOCTYPE html>${render(OverviewPage({ context, main }))}`, "utf8");
     return context.notice ? bytes : remember(pages, PAGES_KEPT, pageKey, bytes);
   };

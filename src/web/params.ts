@@ -35,6 +35,7 @@ export const noticeQuery = z.object({ scan: optional(scanId) });
 
 export const metricPath = z.object({ name: metricName });
 export const tablePath = z.object({ table: tableName });
+export { incidentIdInput as incidentPath } from "../api/schemas.js";
 
 /** Where to go after logging in or posting a form: a path on this site, never another host. */
 const LOCAL_PATH = /^\/(?![/\\])[A-Za-z0-9_.~%/?=&+-]*$/;

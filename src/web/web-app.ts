@@ -18,6 +18,7 @@ import { createOverviewRenderer } from "./overview-cache.js";
 import {
   DEFAULT_DIRECTION,
   DEFAULT_SORT,
+  incidentPath,
   loginForm,
   metricPath,
   nextPath,
@@ -33,6 +34,7 @@ import { ErrorPage } from "./views/error-page.js";
 import type { PageContext } from "./views/layout.js";
 import { LoginPage } from "./views/login-page.js";
 import { MetricPage, type AnomalySection } from "./views/metric-page.js";
+import { IncidentPage } from "./views/incidents.js";
 import { TablePage } from "./views/table-page.js";
 
 export interface WebAppOptions {
@@ -165,10 +167,11 @@ export function createWebApp(options: WebAppOptions): Router {
       pageSize: PAGE_SIZE,
     });
     const ctx = await context(req, await notice(query.scan));
+    const { incidents } = await services.reliability.incidents({ state: "open" });
     res
       .status(200)
       .type("html")
-      .send(overviewPage(ctx, table, { ...state, page: table.page }));
+      .send(overviewPage(ctx, table, { ...state, page: table.page }, incidents));
   });
 
   router.get("/metric/:name", ...read, async (req, res) => {
@@ -183,6 +186,13 @@ export function createWebApp(options: WebAppOptions): Router {
       },
     );
     sendPage(res, 200, MetricPage({ context: await context(req, await notice(scan)), detail, anomalies: section }));
+  });
+
+  router.get("/incident/:id", ...read, async (req, res) => {
+    const { id } = parseInput(incidentPath, req.params);
+    const { scan } = parseInput(noticeQuery, req.query);
+    const incident = await services.reliability.incident(id);
+    sendPage(res, 200, IncidentPage({ context: await context(req, await notice(scan)), incident }));
   });
 
   router.get("/table/:table", ...read, async (req, res) => {

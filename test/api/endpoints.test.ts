@@ -167,7 +167,7 @@ describe("the endpoint table", () => {
     expectTypeOf<Out["semanticTests"]["run"]>().toEqualTypeOf<v.TestRunView>();
     expectTypeOf<keyof In>().toEqualTypeOf<"validation" | "semanticTests" | "compiler" | "reliability">();
     expectTypeOf<keyof In["reliability"]>().toEqualTypeOf<
-      "status" | "statusByName" | "affectedBy" | "scan" | "scanById" | "anomalies" | "anomalyFeedback"
+      "status" | "statusByName" | "affectedBy" | "scan" | "scanById" | "anomalies" | "anomalyFeedback" | "incidents" | "incidentById"
     >();
     expectTypeOf<Out["reliability"]["anomalies"]>().toEqualTypeOf<v.AnomaliesView>();
     expectTypeOf<Out["reliability"]["anomalyFeedback"]>().toEqualTypeOf<v.AnomalyFeedbackView>();

@@ -292,12 +292,17 @@ export function expectProblem(t: Record<string, unknown>, p: ExpectedProblem): v
   else expect(t.message).toMatch(p.message);
 }
 
-/** The value of one Prometheus sample with exactly these labels, or undefined. */
-export function promSample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+/**
+ * The value of one Prometheus sample with exactly these labels, or undefined. Labels in `ignore`
+ * may be there or not (the `table` label a metric's status series carries while an incident explains it).
+ */
+export function promSample(text: string, name: string, labels: Record<string, string> = {}, ignore: string[] = []): number | undefined {
   for (const line of text.split("\n")) {
     const m = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!m || m[1] !== name) continue;
-    const got = Object.fromEntries([...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]));
+    const got = Object.fromEntries(
+      [...(m[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((x) => [x[1], x[2]]).filter(([label]) => !ignore.includes(label!)),
+    );
     const wanted = Object.entries(labels);
     if (wanted.length === Object.keys(got).length && wanted.every(([k, v]) => got[k] === v)) return Number(m[3]);
   }

@@ -79,6 +79,19 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
     }
     for (const metric of ["deliveries_shipped", "seller_payouts", "revenue_per_order", "average_product_price"])
       await check("get", "/v1/reliability/anomalies/{metric}", `/v1/reliability/anomalies/${metric}`, { key: RO_KEY, expect: 200 });
+    // Incidents: the demo's broken tables each have one open.
+    const incidents = await check("get", "/v1/reliability/incidents", "/v1/reliability/incidents", { key: RO_KEY, expect: 200 });
+    expect(incidents.body.count).toBeGreaterThan(0);
+    const first = await check("get", "/v1/reliability/incidents", "/v1/reliability/incidents?state=open&limit=1", {
+      key: RO_KEY,
+      expect: 200,
+    });
+    if (incidents.body.count > 1) expect(typeof first.body.next_cursor).toBe("string");
+    for (const { id } of incidents.body.incidents as { id: string }[])
+      await check("get", "/v1/reliability/incidents/{id}", `/v1/reliability/incidents/${id}`, { key: RO_KEY, expect: 200 });
+    await check("get", "/v1/reliability/incidents/{id}", `/v1/reliability/incidents/${randomUUID()}`, { key: RO_KEY, expect: 404 });
+    await check("get", "/v1/reliability/incidents/{id}", "/v1/reliability/incidents/not-a-uuid", { key: RO_KEY, expect: 400 });
+    await check("get", "/v1/reliability/incidents", "/v1/reliability/incidents?state=closed", { key: RO_KEY, expect: 400 });
   });
 
   it("validates the POST endpoints and the scan they leave", async () => {
@@ -146,6 +159,9 @@ describeCombinations("OpenAPI document against live responses", (combination) =>
     expect(one.body.result.data.name).toBe("gross_revenue");
     await get("reliability.statusByName", { name: "gross_revenue" }, RO_KEY, 200);
     await get("reliability.affectedBy", { table: "shop.orders" }, RO_KEY, 200);
+    const incidents = await get("reliability.incidents", { state: "open" }, RO_KEY, 200);
+    await get("reliability.incidentById", { id: incidents.body.result.data.incidents[0].id }, RO_KEY, 200);
+    await get("reliability.incidentById", { id: randomUUID() }, RO_KEY, 404);
     const payouts = await get("reliability.anomalies", { metric: "seller_payouts" }, RO_KEY, 200);
     await get("reliability.anomalies", { metric: "no_such_metric" }, RO_KEY, 404);
     const spike = payouts.body.result.data.series[1].buckets.find((b: { anomalous: boolean }) => b.anomalous);

@@ -219,7 +219,7 @@ describeCombinations("REST reads after the start-up scan", (combination) => {
     const text = (await d.request("GET", "/metrics")).text;
     for (const name of METRICS) {
       for (const status of ["healthy", "degraded", "unreliable", "unknown"]) {
-        expect(promSample(text, "metric_reliability_status", { metric: name, status }), `${name} ${status}`).toBe(
+        expect(promSample(text, "metric_reliability_status", { metric: name, status }, ["table"]), `${name} ${status}`).toBe(
           status === EXPECTED_STATUS[name] ? 1 : 0,
         );
       }

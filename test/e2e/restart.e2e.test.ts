@@ -92,7 +92,7 @@ describeCombinations("restart on the same store", (combination) => {
         expect(promSample(text, "metric_reliability_scans_total", { trigger, outcome })).toBe(0);
     }
     for (const name of METRICS)
-      expect(promSample(text, "metric_reliability_status", { metric: name, status: EXPECTED_STATUS[name]! }), name).toBe(1);
+      expect(promSample(text, "metric_reliability_status", { metric: name, status: EXPECTED_STATUS[name]! }, ["table"]), name).toBe(1);
     expect(promSample(text, "metric_reliability_tests", { status: "failing" })).toBe(EXPECTED_RUN_SUMMARY.failing);
     const last = before.scans.get(scanIds[2]!).finished_at;
     expect(promSample(text, "metric_reliability_last_successful_scan_timestamp_seconds")).toBe(Date.parse(last) / 1000);

@@ -30,6 +30,29 @@ describe("createMetrics", () => {
     expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 0');
   });
 
+  it("exports open incidents by table, and the table label of the metrics they explain", async () => {
+    const m = createMetrics();
+    m.setStatuses([
+      { metric_name: "gross_revenue", status: "unreliable", table: "shop.orders" },
+      { metric_name: "refund_rate", status: "unreliable" },
+    ]);
+    m.setIncidents([{ table: "shop.orders", unreliable: 50, affected: 52 }]);
+    let text = await m.text();
+    expect(text).toContain('metric_reliability_incident_open{table="shop.orders"} 50');
+    expect(text).toContain('metric_reliability_incident_affected_metrics{table="shop.orders"} 52');
+    // Still four status series a metric: the label rides on them, it does not add any.
+    expect(text.match(/metric_reliability_status\{metric="gross_revenue",[^}]*table="shop.orders"\}/g)).toHaveLength(4);
+    expect(text).toContain('metric_reliability_status{metric="refund_rate",status="unreliable"} 1');
+    expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 0');
+
+    // Resolved: its series go away rather than staying at 0.
+    m.setIncidents([]);
+    m.setStatuses([{ metric_name: "gross_revenue", status: "healthy" }]);
+    text = await m.text();
+    expect(text).not.toContain("metric_reliability_incident_open{");
+    expect(text).not.toContain('table="shop.orders"');
+  });
+
   it("exports scan, test and warehouse series", async () => {
     const m = createMetrics();
     m.observeScan("manual", "succeeded", 2.5, new Date("2024-05-01T10:00:00Z"));

@@ -137,6 +137,7 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
       "ReliabilityScanStale",
       "ReliabilityScansFailing",
       "ReliabilityStoreDown",
+      "TableIncident",
     ]);
     for (const rule of rules)
       expect({ name: rule.name, health: rule.health, lastError: rule.lastError ?? "" }).toEqual({
@@ -164,6 +165,30 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
     const all = await alerts();
     expect(all.filter((a) => a.labels.metric === "order_count")).toEqual([]);
     expect(all.filter((a) => a.labels.alertname === "ReliabilityScansFailing")).toEqual([]);
+  });
+
+  it("fires TableIncident once per table whose open incident makes metrics unreliable; the metrics' alerts carry that table", async () => {
+    const get = async <T>(p: string) =>
+      (await (await fetch(`http://127.0.0.1:${daemon.port}${p}`, { headers: { Authorization: `Bearer ${KEY}` } })).json()) as T;
+    const { incidents } = await get<{ incidents: { id: string; table: string; metrics_unreliable: number }[] }>(
+      "/v1/reliability/incidents?state=open",
+    );
+    const breaking = incidents.filter((i) => i.metrics_unreliable > 0).map((i) => i.table);
+    expect(breaking).toContain("shop.orders");
+    // metric -> the table label its status series carries (the first open incident's table, by name).
+    const explained = new Map<string, string>();
+    for (const { id, table } of [...incidents].sort((a, b) => (a.table < b.table ? -1 : 1))) {
+      const detail = await get<{ metrics: { metric_name: string; affected: boolean }[] }>(`/v1/reliability/incidents/${id}`);
+      for (const m of detail.metrics) if (m.affected && !explained.has(m.metric_name)) explained.set(m.metric_name, table);
+    }
+    const fired = await until("TableIncident to fire for every table breaking metrics", async () => {
+      const tables = (await firing("TableIncident")).map((a) => a.labels.table!).sort();
+      return tables.length === breaking.length ? tables : null;
+    });
+    expect(fired).toEqual([...breaking].sort());
+    // So Alertmanager's rule (prometheus/alertmanager-inhibit.yml) inhibits each metric's alert.
+    for (const alert of await firing("MetricUnreliable"))
+      expect(alert.labels.table, alert.labels.metric).toBe(explained.get(alert.labels.metric!));
   });
 
   it("fires ReliabilityScansFailing while the warehouse is stopped; statuses keep their last value", async () => {

@@ -30,6 +30,7 @@ const content = (view: ReadView) => ({
   statuses: view.statuses,
   observations: view.observations,
   history: view.history,
+  incidents: view.incidents,
 });
 
 describe.each(targets)("the read model after its own scans, on the $name store", (target) => {
@@ -100,6 +101,7 @@ describe.each(targets)("the read model after its own scans, on the $name store",
       const names = snapshot.metrics.map((m) => m.name);
       return {
         listing: await reliability.status(),
+        incidents: await Promise.all((await reliability.incidents()).incidents.map((i) => reliability.incident(i.id))),
         metrics: await Promise.all(names.map((name) => reliability.metricStatus(name))),
         details: await Promise.all(names.map((name) => browse.metricDetail(name))),
         // as_of is the view's built_at
@@ -122,6 +124,8 @@ describe.each(targets)("the read model after its own scans, on the $name store",
   it("applies the first scan onto the empty store's view", async () => {
     const { after } = await scanAndCompare(incremental);
     expect(after.statuses.size).toBe(snapshot.metrics.length);
+    // The fixture has failing tests: incidents opened by this scan are in the applied view too.
+    expect(after.incidents.length).toBeGreaterThan(0);
   });
 
   it("applies a scan that changes statuses", async () => {

@@ -154,7 +154,9 @@ describe("reliability service", () => {
     await service.refreshMetrics(metrics);
     const text = await metrics.text();
     expect(text).toContain('metric_reliability_status{metric="stock_on_hand",status="healthy"} 1');
-    expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unreliable"} 1');
+    // shop.orders' open incident explains gross_revenue's failing test: its series carry the table.
+    expect(text).toContain('metric_reliability_status{metric="gross_revenue",status="unreliable",table="shop.orders"} 1');
+    expect(text).toMatch(/^metric_reliability_incident_open\{table="shop.orders"\} [1-9]/m);
     expect(text).toContain('metric_reliability_safe_to_use{metric="gross_revenue"} 0');
     // The last scan fixed stock_on_hand's freshness: one failing test fewer than the demo's.
     expect(text).toContain(`metric_reliability_tests{status="failing"} ${EXPECTED_RUN_SUMMARY.failing - 1}`);

@@ -118,7 +118,7 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     await page.getByLabel("Status", { exact: true }).selectOption("unreliable");
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL((url) => url.searchParams.get("status") === "unreliable");
-    const badges = await page.locator("tbody td .badge").allInnerTexts();
+    const badges = await page.locator("table:not(.incidents) tbody td .badge").allInnerTexts();
     expect(badges).toHaveLength(7);
     expect(new Set(badges)).toEqual(new Set(["unreliable"]));
     await expectAccessible(page, "overview filtered");
@@ -327,6 +327,20 @@ describe.skipIf(skip)(`pages in headless Chromium (${CHROMIUM})${skip ? " skippe
     expect(await chart.locator("circle.flag.ok").count()).toBe(1);
     expect(await bucketOf()).toMatchObject({ value, anomalous: false, feedback: true });
     await expectAccessible(page, "metric with a bucket marked expected");
+    await context.close();
+  });
+
+  it("opens an incident from the overview: its tests and the metrics it breaks, accessible", async () => {
+    const { context, page } = await newPage();
+    await logIn(page, RO_KEY);
+    const incidents = page.locator("table.incidents");
+    await expectAccessible(page, "overview with open incidents");
+    await incidents.getByRole("link", { name: "shop.orders", exact: true }).click();
+    await page.waitForURL((url) => url.pathname.startsWith("/incident/"));
+    expect(await page.locator("h1").innerText()).toBe("Incident on shop.orders");
+    expect(await page.getByRole("rowheader").getByRole("link", { name: "gross_revenue", exact: true }).count()).toBe(1);
+    await expectAccessible(page, "incident");
+    await shot(page, "incident");
     await context.close();
   });
 

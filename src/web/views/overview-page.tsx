@@ -4,6 +4,8 @@ import type { MetricSort, MetricTableView, SortDirection } from "../../services/
 import { count, duration, utc } from "../format.js";
 import { DEFAULT_DIRECTION, DEFAULT_SORT, PAGE_SIZE } from "../params.js";
 import { Badge, MetricRows, STATUSES, When } from "./components.js";
+import type { IncidentSummaryView } from "../../services/incidents.js";
+import { OpenIncidents } from "./incidents.js";
 import { Layout, type PageContext } from "./layout.js";
 
 export interface OverviewState {
@@ -70,11 +72,14 @@ export function OverviewMain({
   health,
   table,
   state,
+  incidents = [],
 }: {
   now: Date;
   health: ScanHealthView | null;
   table: MetricTableView;
   state: OverviewState;
+  /** the open incidents, newest first: the page starts with them */
+  incidents?: readonly IncidentSummaryView[];
 }) {
   const { summary } = table;
   const first = table.matched === 0 ? 0 : (table.page - 1) * PAGE_SIZE + 1;
@@ -82,6 +87,7 @@ export function OverviewMain({
   return (
     <>
       <h1>Metric reliability</h1>
+      <OpenIncidents incidents={incidents} now={now} />
       <ul class="counts" aria-label="Metrics by status">
         <li>
           <a href={overviewHref({ ...state, status: undefined, page: 1 })} aria-current={state.status === undefined ? "true" : undefined}>

@@ -1,0 +1,137 @@
+// Incidents in the store, on every target (PGlite, and PostgreSQL when DATABASE_URL is set):
+// opened, extended and resolved inside completeScan's transaction, read back whole by readState,
+// untouched by scans that change nothing, by overtaken scans and by failed ones, pruned once resolved.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { TableProblem } from "../../src/incidents/types.js";
+import { createStore } from "../../src/store/prisma-store.js";
+import type { Store } from "../../src/store/store.js";
+import { targets, type TestDatabase } from "./databases.js";
+import { at, finished, observation, status, test } from "./fixtures.js";
+
+const tests = [test("revenue", "k1"), test("orders", "k1"), test("orders", "k2")];
+const ok = { k1: observation(0), k2: observation(0) };
+const statuses = [status("revenue", "unreliable"), status("orders", "unreliable")];
+
+const problem = (checks: string[], metrics: string[], table = "shop.orders"): TableProblem => ({
+  datasource: "default",
+  table,
+  tests: checks.map((check_key) => ({
+    check_key,
+    rule: "measure_not_null",
+    name: `${check_key} is not null`,
+    check: `${check_key} IS NOT NULL`,
+    column: check_key === "k1" ? "amount" : null,
+    severity: "HIGH",
+  })),
+  metrics: metrics.map((metric_name) => ({
+    metric_name,
+    impact: "unreliable",
+    relationship: metric_name === "ratio" ? "derived" : "direct",
+  })),
+});
+
+describe.each(targets)("incidents in the store on $name", (target) => {
+  let db: TestDatabase;
+  let store: Store;
+  let clock = at(0);
+  const open = () => createStore({ ...db.options, now: () => clock });
+
+  beforeEach(async () => {
+    db = await target.fresh();
+    store = await open();
+  });
+  afterEach(async () => {
+    await store.close();
+    await db.drop();
+  });
+
+  async function scan(id: string, minute: number, problems?: TableProblem[]) {
+    await store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
+    clock = at(minute);
+    return store.completeScan({ ...finished(id, tests, ok, statuses), ...(problems ? { problems } : {}) });
+  }
+  const incidents = async () => (await store.readState({ historyLimit: 0 })).incidents ?? [];
+
+  it("opens, extends and resolves one incident per table across scans, and reads it back whole", async () => {
+    const first = await scan("s1", 1, [problem(["k1"], ["revenue", "orders", "ratio"])]);
+    expect(first.incidents).toHaveLength(1);
+    const [opened] = await incidents();
+    expect(opened).toEqual(first.incidents![0]);
+    expect(opened).toMatchObject({
+      datasource: "default",
+      table: "shop.orders",
+      opened_at: at(1),
+      resolved_at: null,
+      opened_scan_id: "s1",
+      resolved_scan_id: null,
+    });
+    expect(opened!.tests).toEqual([
+      {
+        check_key: "k1",
+        rule: "measure_not_null",
+        name: "k1 is not null",
+        check: "k1 IS NOT NULL",
+        column: "amount",
+        severity: "HIGH",
+        since: at(1),
+        until: null,
+      },
+    ]);
+    expect(opened!.metrics.map((m) => [m.metric_name, m.impact, m.relationship])).toEqual([
+      ["revenue", "unreliable", "direct"],
+      ["orders", "unreliable", "direct"],
+      ["ratio", "unreliable", "derived"],
+    ]);
+
+    // The same problem again writes nothing.
+    expect((await scan("s2", 2, [problem(["k1"], ["revenue", "orders", "ratio"])])).incidents).toEqual([]);
+    // A second test fails while the first does: the same incident.
+    const grown = await scan("s3", 3, [problem(["k1", "k2"], ["revenue", "orders", "ratio"])]);
+    expect(grown.incidents!.map((i) => i.id)).toEqual([opened!.id]);
+    const [extended] = await incidents();
+    expect(extended!.tests.map((t) => [t.check_key, t.since, t.until])).toEqual([
+      ["k1", at(1), null],
+      ["k2", at(3), null],
+    ]);
+    expect(extended!.updated_at).toEqual(at(3));
+
+    // Nothing fails: the scan that sees it resolves it.
+    await scan("s4", 4, []);
+    const [resolved] = await incidents();
+    expect(resolved).toMatchObject({ id: opened!.id, resolved_at: at(4), resolved_scan_id: "s4" });
+    expect(resolved!.tests.every((t) => t.until?.getTime() === at(4).getTime())).toBe(true);
+
+    // The next problem is a new incident, listed first.
+    await scan("s5", 5, [problem(["k2"], ["orders"])]);
+    const listed = await incidents();
+    expect(listed.map((i) => [i.opened_at, i.resolved_at])).toEqual([
+      [at(5), null],
+      [at(1), at(4)],
+    ]);
+  });
+
+  it("a scan without problems to report, an overtaken scan and a failed scan open and resolve nothing", async () => {
+    await scan("s1", 1, [problem(["k1"], ["revenue"])]);
+    // No problems field (a caller that does not compute them): incidents stay as they are.
+    expect((await scan("s2", 2)).incidents).toBeUndefined();
+    // A scan that started before a succeeded one writes nothing.
+    await store.createScan({ scan_id: "old", trigger: "manual", started_at: at(0) });
+    await scan("s3", 3, [problem(["k1"], ["revenue"])]);
+    clock = at(4);
+    expect((await store.completeScan({ ...finished("old", tests, ok, statuses), problems: [] })).incidents).toBeUndefined();
+    // A failed scan (warehouse fault) is only marked failed.
+    await store.createScan({ scan_id: "s5", trigger: "manual", started_at: at(5) });
+    await store.failScan("s5", at(6), "warehouse unavailable");
+    const [still] = await incidents();
+    expect(still).toMatchObject({ resolved_at: null, opened_at: at(1) });
+  });
+
+  it("prunes resolved incidents older than the retention, never open ones", async () => {
+    await scan("s1", 1, [problem(["k1"], ["revenue"]), problem(["k9"], ["orders"], "shop.customers")]);
+    await scan("s2", 2, [problem(["k9"], ["orders"], "shop.customers")]);
+    await store.prune(at(3));
+    const kept = await incidents();
+    expect(kept.map((i) => [i.table, i.resolved_at])).toEqual([["shop.customers", null]]);
+    expect(kept[0]!.tests.map((t) => t.check_key)).toEqual(["k9"]);
+  });
+});
