@@ -59,6 +59,7 @@ const bucket = (day: number, value: number, extra: Partial<BucketVerdict> = {}):
   upper: 120,
   anomalous: false,
   feedback: false,
+  excluded: null,
   in_detection: false,
   deviations: 0,
   ...extra,
