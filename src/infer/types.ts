@@ -1,5 +1,5 @@
 // A test inferred from a metric's IR. Pure data: listing tests never touches the warehouse.
-import type { AnomalyGrain, AnomalySeasonality, MeasureFunction } from "../catalog/types.js";
+import type { AnomalyGrain, AnomalySeasonality, Exclusion, MeasureFunction } from "../catalog/types.js";
 
 export type Severity = "HIGH" | "MEDIUM" | "LOW";
 export type Confidence = "high" | "medium" | "low";
@@ -17,6 +17,10 @@ export interface SeriesSettings {
   detection_buckets: number;
   sensitivity: number;
   seasonality: AnomalySeasonality;
+  /** public holidays of this region neither train nor alarm; null: none */
+  holidays: string | null;
+  /** planned exclusions: buckets overlapping [from, to) neither train nor alarm */
+  exclude: Exclusion[];
 }
 
 /** One measure's value per bucket: its aggregate over `sql` (a quoted column or `(expr)`). */

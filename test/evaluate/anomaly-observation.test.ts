@@ -32,6 +32,8 @@ const ON: AnomalySettingsIR = {
   freshness_sensitivity: 4,
   seasonality: "none",
   severity: "medium",
+  holidays: null,
+  exclude: [],
 };
 const ir = structured({
   timestamp: "created_at",
