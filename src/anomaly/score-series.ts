@@ -39,6 +39,8 @@ import type { AnomalySettings, Grain, SeriesInput, SeriesKind, SeriesVerdict } f
  * are cut to the shorter one.
  */
 export function scoreSeries(input: SeriesInput, settings: AnomalySettings, kind: SeriesKind): SeriesVerdict {
+  if (input.excluded_starts !== undefined && input.excluded_starts.size > 0)
+    return scoreExcluding(input, input.excluded_starts, settings, kind);
   const cfg = resolveSettings(settings);
   const n = Math.min(input.starts.length, input.values.length);
   const starts = input.starts.length === n ? input.starts : input.starts.slice(0, n);
@@ -62,4 +64,27 @@ function resolveSeasonality(
 ): SeasonMode {
   if (wanted === "auto") return chooseSeasonality(y, calendar, grain, training).chosen;
   return grain === "day" && wanted === "daily" ? "none" : wanted;
+}
+
+/**
+ * Excluded buckets (holidays, planned exclusions) scored as missing values, so they neither train
+ * nor alarm, then marked: never anomalous, the reason given, the observed value kept for the chart.
+ */
+function scoreExcluding(
+  input: SeriesInput,
+  excluded: ReadonlyMap<number, string>,
+  settings: AnomalySettings,
+  kind: SeriesKind,
+): SeriesVerdict {
+  const values = input.values.map((v, i) => (excluded.has(input.starts[i]!) ? Number.NaN : v));
+  const { excluded_starts: _, ...rest } = input;
+  const verdict = scoreSeries({ ...rest, values }, settings, kind);
+  verdict.buckets.forEach((bucket, i) => {
+    const reason = excluded.get(bucket.start);
+    if (reason === undefined) return;
+    bucket.excluded = reason;
+    bucket.anomalous = false;
+    bucket.value = input.values[i]!;
+  });
+  return verdict;
 }

@@ -112,6 +112,7 @@ export class SeriesRun {
         upper: null,
         anomalous: false,
         feedback: isFeedback,
+        excluded: null,
         in_detection: i >= detectionFrom,
         deviations: null,
       };

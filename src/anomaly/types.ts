@@ -32,6 +32,11 @@ export interface SeriesInput {
   values: readonly number[];
   /** Buckets a person marked "expected" (feedback): never flagged, always used in training. */
   expected_starts?: ReadonlySet<number>;
+  /**
+   * Buckets excluded (a public holiday, a planned exclusion: exclusions.ts) -> why: they neither
+   * train nor alarm, as if missing, and their verdict carries the reason.
+   */
+  excluded_starts?: ReadonlyMap<number, string>;
 }
 
 export interface BucketVerdict {
@@ -44,6 +49,8 @@ export interface BucketVerdict {
   anomalous: boolean;
   /** The bucket is in expected_starts. */
   feedback: boolean;
+  /** Why the bucket is excluded (excluded_starts): never anomalous, never trained on; null otherwise. */
+  excluded: string | null;
   in_detection: boolean;
   /**
    * Signed distance from `expected` in robust deviations (±sensitivity at the band's edges); null if

@@ -149,6 +149,17 @@ export const metricIRSchema = z
         freshness_sensitivity: z.number().meta({ description: "freshness_anomaly's, in robust deviations of the log gaps between rows" }),
         seasonality: z.enum(ANOMALY_SEASONALITIES),
         severity: z.enum(ANOMALY_SEVERITIES).meta({ description: "medium: an anomaly makes the metric degraded; high: unreliable" }),
+        holidays: z
+          .string()
+          .nullable()
+          .meta({ description: "country (US) or country-subdivision (DE-BY) whose public holidays neither train nor alarm; null: none" }),
+        exclude: z
+          .array(
+            z
+              .object({ from: timestamp, to: timestamp.meta({ description: "exclusive" }), reason: z.string() })
+              .meta({ id: "AnomalyExclusion", description: "a planned exclusion: buckets overlapping [from, to) neither train nor alarm" }),
+          )
+          .meta({ description: "ANOMALY_EXCLUDE's, then the metric's own" }),
       })
       .nullable()
       .meta({ id: "AnomalySettings", description: "anomaly rules' settings, defaults resolved; null for derived metrics" }),
@@ -266,6 +277,10 @@ export const anomalyBucketSchema = z
     upper: nullableNumber,
     anomalous: z.boolean(),
     feedback: z.boolean().meta({ description: "a person marked it expected: never flagged, used in training" }),
+    excluded: z.string().nullable().meta({
+      description:
+        'why the bucket neither trains nor alarms: "holiday: Christmas Day" (anomalies.holidays) or a planned exclusion\'s reason (anomalies.exclude); null otherwise',
+    }),
   })
   .meta({ id: "AnomalyBucket" });
 

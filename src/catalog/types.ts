@@ -17,6 +17,7 @@ export {
   type AnomalyGrain,
   type AnomalySeasonality,
   type AnomalySeverity,
+  type Exclusion,
 } from "./anomalies-schema.js";
 import type { AnomalyDeclaration } from "./anomalies-schema.js";
 

@@ -1,7 +1,7 @@
 // A metric's anomaly settings as plain values: what its `anomalies:` block declares, the rest
 // from the configured defaults (ANOMALY_* in the environment). Pure; resolved once at compile
 // time, so inference and the API read finished values.
-import type { AnomalyDeclaration, AnomalyGrain, AnomalySeasonality, AnomalySeverity } from "../catalog/types.js";
+import type { AnomalyDeclaration, AnomalyGrain, AnomalySeasonality, AnomalySeverity, Exclusion } from "../catalog/types.js";
 
 export interface AnomalySettingsIR {
   /** false: the metric has no anomaly rules (also when it has no timestamp) */
@@ -18,6 +18,10 @@ export interface AnomalySettingsIR {
   seasonality: AnomalySeasonality;
   /** medium: an anomaly makes the metric degraded; high: unreliable */
   severity: AnomalySeverity;
+  /** country (US) or country-subdivision (DE-BY) whose public holidays neither train nor alarm; null: none */
+  holidays: string | null;
+  /** planned exclusions ([from, to) as ISO timestamps): the environment's, then the metric's */
+  exclude: Exclusion[];
 }
 
 /** The environment's defaults; null means "the grain's own default" (see GRAIN_DEFAULTS). */
@@ -28,6 +32,10 @@ export interface AnomalyDefaults {
   detection_buckets: number | null;
   sensitivity: number | null;
   seasonality: AnomalySeasonality;
+  /** ANOMALY_HOLIDAYS */
+  holidays: string | null;
+  /** ANOMALY_EXCLUDE */
+  exclude: readonly Exclusion[];
 }
 
 /**
@@ -53,6 +61,8 @@ export const DEFAULT_ANOMALY_DEFAULTS: AnomalyDefaults = {
   detection_buckets: null,
   sensitivity: null,
   seasonality: "auto",
+  holidays: null,
+  exclude: [],
 };
 
 /** `hasTimestamp`: anomaly rules read the series by time, so without a timestamp they are off. */
@@ -74,5 +84,9 @@ export function resolveAnomalySettings(
     freshness_sensitivity: declared?.sensitivity ?? defaults.sensitivity ?? FRESHNESS_SENSITIVITY,
     seasonality: declared?.seasonality ?? defaults.seasonality,
     severity: declared?.severity ?? "medium",
+    // `holidays: none` turns the environment's calendar off; exclusions add up (a planned outage
+    // of the whole warehouse and one metric's own both hold).
+    holidays: declared?.holidays === undefined ? defaults.holidays : declared.holidays,
+    exclude: [...defaults.exclude, ...(declared?.exclude ?? [])].map((e) => ({ ...e })),
   };
 }

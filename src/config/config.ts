@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import cron from "node-cron";
 import { z } from "zod";
+import { exclusionsSchema, holidaysSchema } from "../catalog/anomalies-schema.js";
 import { ANOMALY_GRAINS, ANOMALY_SEASONALITIES, MAX_ANOMALY_BUCKETS } from "../catalog/types.js";
 import type { AnomalyDefaults } from "../compile/anomaly-settings.js";
 
@@ -23,6 +24,19 @@ const keyList = z
       .filter((k) => k.length > 0),
   )
   .refine((keys) => keys.every((k) => k.length >= 16), { message: "every key must be at least 16 characters" });
+/** A JSON value in a variable, then checked by `schema`. */
+const json = <T extends z.ZodType>(schema: T) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.issues.push({ code: "custom", message: "expected JSON", input: text });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 const url = z.url({ protocol: /^https?$/, error: "expected an http(s) URL" });
 
 const EnvSchema = z.object({
@@ -76,6 +90,10 @@ const EnvSchema = z.object({
   /** unset: each rule's calibrated default (series 2.9 by day, 3.25 by hour; freshness 4) */
   ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).optional(),
   ANOMALY_SEASONALITY: z.enum(ANOMALY_SEASONALITIES, { error: `expected one of ${ANOMALY_SEASONALITIES.join("|")}` }).default("auto"),
+  /** e.g. US or DE-BY: that calendar's public holidays neither train nor alarm (a metric's `holidays:` overrides) */
+  ANOMALY_HOLIDAYS: holidaysSchema.optional(),
+  /** JSON [{"from":"2026-12-24","to":"2026-12-27","reason":"warehouse migration"}]: for every metric, before its own `exclude:` */
+  ANOMALY_EXCLUDE: json(exclusionsSchema).optional(),
 });
 
 export interface DatasourceConfig {
@@ -153,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       detection_buckets: rest.ANOMALY_DETECTION_BUCKETS ?? null,
       sensitivity: rest.ANOMALY_SENSITIVITY ?? null,
       seasonality: rest.ANOMALY_SEASONALITY,
+      holidays: rest.ANOMALY_HOLIDAYS ?? null,
+      exclude: rest.ANOMALY_EXCLUDE ?? [],
     },
     DATA_DIR: path.resolve(rest.DATA_DIR),
     METRICS_DIR: path.resolve(rest.METRICS_DIR),

@@ -6,6 +6,7 @@
 //   anomalous bucket, its value and the expected range; sample_sql selects that bucket's rows.
 // - freshness_anomaly: one fact (rows_total 1): is the gap since the newest row beyond the
 //   table's usual cadence?
+import { excludedStarts } from "../anomaly/exclusions.js";
 import { freshnessVerdict } from "../anomaly/freshness-cadence.js";
 import { scoreSeries } from "../anomaly/score-series.js";
 import type { SeriesKind, SeriesVerdict } from "../anomaly/types.js";
@@ -42,8 +43,8 @@ export function seriesMeasure(probe: SeriesProbe): string {
 
 /**
  * The check's own window (its training + detection buckets: the newest of the grain's series,
- * which is as long as the longest check's) scored by the anomaly stage. Null when the series
- * does not hold the check.
+ * which is as long as the longest check's) scored by the anomaly stage, its holidays and planned
+ * exclusions left out. Null when the series does not hold the check.
  */
 export function scoreCheck(test: InferredTest, series: GrainSeries, feedback: FeedbackIndex): SeriesVerdict | null {
   const probe = test.probe;
@@ -59,7 +60,12 @@ export function scoreCheck(test: InferredTest, series: GrainSeries, feedback: Fe
     values.push(check.values[i]!);
   }
   const expected = feedback.get(test.key);
-  return scoreSeries({ starts, values, ...(expected ? { expected_starts: expected } : {}) }, probe.settings, seriesKind(probe));
+  const excluded = excludedStarts(starts, probe.settings.grain, probe.settings);
+  return scoreSeries(
+    { starts, values, ...(expected ? { expected_starts: expected } : {}), ...(excluded.size > 0 ? { excluded_starts: excluded } : {}) },
+    probe.settings,
+    seriesKind(probe),
+  );
 }
 
 const GRAIN_NOUN = { hour: ["hour", "hours"], day: ["day", "days"] } as const;
@@ -108,6 +114,14 @@ export function observeSeries(
   const probe = test.probe as SeriesProbe;
   const settings = probe.settings;
   const what = probe.type === "volume_series" ? "rows" : seriesMeasure(probe).replace(/`/g, "");
+  const detection = verdict.buckets.filter((b) => b.in_detection);
+  const excluded = detection.filter((b) => b.excluded !== null);
+  const newestExcluded = excluded.at(-1);
+  if (newestExcluded && excluded.length === detection.length) {
+    const which =
+      excluded.length === 1 ? bucketLabel(newestExcluded.start, settings) : `${excluded.length} ${plural(settings, excluded.length)}`;
+    return { observation: notApplicable(`excluded from anomaly detection: ${which} (${newestExcluded.excluded})`), flagged: [] };
+  }
   if (verdict.kind === "insufficient_history") {
     const usable = verdict.buckets.filter((b) => Number.isFinite(b.value)).length;
     const window = `${formatCount(verdict.buckets.length)}-${GRAIN_NOUN[settings.grain][0]} window`;
@@ -136,7 +150,13 @@ export function observeSeries(
     anomalous.length === 0
       ? `${what} within the expected range in ${span}${detail ? ` (latest: ${detail})` : ""}`
       : `${formatCount(anomalous.length)} of ${span} outside the expected range: ${detail}`;
-  const observation: CheckObservation = { outcome: "measured", rows_affected: anomalous.length, rows_total: scored, message };
+  const skipped = newestExcluded ? `; ${formatCount(excluded.length)} excluded (${newestExcluded.excluded})` : "";
+  const observation: CheckObservation = {
+    outcome: "measured",
+    rows_affected: anomalous.length,
+    rows_total: scored,
+    message: `${message}${skipped}`,
+  };
   const newest = anomalous.at(-1);
   if (newest) observation.sample_sql = bucketRowsSql(test, group, newest.start, GRAIN_SECONDS[settings.grain]);
   return { observation, flagged };

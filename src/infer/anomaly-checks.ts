@@ -14,6 +14,8 @@ export function seriesSettings(ir: MetricIR): SeriesSettings | null {
     detection_buckets: a.detection_buckets,
     sensitivity: a.sensitivity,
     seasonality: a.seasonality,
+    holidays: a.holidays,
+    exclude: a.exclude,
   };
 }
 
@@ -22,7 +24,14 @@ export function anomalySeverity(ir: MetricIR): Severity {
   return ir.anomalies?.severity === "high" ? "HIGH" : "MEDIUM";
 }
 
-/** "per day, 84 training + 2 detection buckets, sensitivity 2.9, seasonality auto" */
+/**
+ * "per day, 84 training + 2 detection buckets, sensitivity 2.9, seasonality auto", then the
+ * holidays and exclusions when there are any: part of the check's key, so metrics that exclude
+ * different days never share one judgement.
+ */
 export function settingsText(s: SeriesSettings): string {
-  return `per ${s.grain}, ${s.training_buckets} training + ${s.detection_buckets} detection buckets, sensitivity ${s.sensitivity}, seasonality ${s.seasonality}`;
+  const base = `per ${s.grain}, ${s.training_buckets} training + ${s.detection_buckets} detection buckets, sensitivity ${s.sensitivity}, seasonality ${s.seasonality}`;
+  const holidays = s.holidays === null ? "" : `, ${s.holidays} holidays excluded`;
+  const excluded = s.exclude.map((e) => `, excluding ${e.from} to ${e.to}`).join("");
+  return `${base}${holidays}${excluded}`;
 }

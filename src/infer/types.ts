@@ -1,5 +1,5 @@
 // A test inferred from a metric's IR. Pure data: listing tests never touches the warehouse.
-import type { AnomalyGrain, AnomalySeasonality, MeasureFunction } from "../catalog/types.js";
+import type { AnomalyGrain, AnomalySeasonality, Exclusion, MeasureFunction } from "../catalog/types.js";
 
 /** The one list of test severities. */
 export const SEVERITIES = ["HIGH", "MEDIUM", "LOW"] as const;
@@ -19,6 +19,10 @@ export interface SeriesSettings {
   detection_buckets: number;
   sensitivity: number;
   seasonality: AnomalySeasonality;
+  /** public holidays of this region neither train nor alarm; null: none */
+  holidays: string | null;
+  /** planned exclusions: buckets overlapping [from, to) neither train nor alarm */
+  exclude: Exclusion[];
 }
 
 /** One measure's value per bucket: its aggregate over `sql` (a quoted column or `(expr)`). */

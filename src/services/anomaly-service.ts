@@ -132,6 +132,7 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
       upper: finiteOrNull(b.upper),
       anomalous: b.anomalous,
       feedback: b.feedback,
+      excluded: b.excluded,
     }));
     return view;
   }

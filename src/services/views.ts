@@ -168,6 +168,8 @@ export interface AnomalyBucketView {
   upper: number | null;
   anomalous: boolean;
   feedback: boolean;
+  /** why the bucket neither trains nor alarms ("holiday: Christmas Day", a planned exclusion's reason); null otherwise */
+  excluded: string | null;
 }
 
 export interface AnomalySeriesView {

@@ -22,6 +22,15 @@ export interface FlaggedPoint {
   expected: boolean;
 }
 
+/** A run of consecutive buckets excluded for one reason (a holiday, a planned exclusion): a grey band. */
+export interface ExcludedSpan {
+  x: number;
+  width: number;
+  first: AnomalyBucketView;
+  last: AnomalyBucketView;
+  reason: string;
+}
+
 export interface ChartGeometry {
   /** one polygon per run of buckets that have a band ("x,y x,y ...") */
   bands: string[];
@@ -30,6 +39,8 @@ export interface ChartGeometry {
   /** the expected value, one polyline per run */
   expected: string[];
   flagged: FlaggedPoint[];
+  /** buckets that neither train nor alarm, drawn behind the lines */
+  excluded: ExcludedSpan[];
   ticks: { y: number; label: string }[];
   /** first and last bucket starts, under the x axis */
   xLabels: { x: number; label: string; anchor: "start" | "end" }[];
@@ -102,7 +113,7 @@ export function chartGeometry(buckets: readonly AnomalyBucketView[], box: ChartB
   // A bucket marked expected is no longer anomalous (the scorer never flags feedback), but it is
   // still drawn: as the flag a person answered.
   const flagged = buckets.flatMap((bucket, i) =>
-    (bucket.anomalous || bucket.feedback) && finite(bucket.value)
+    (bucket.anomalous || bucket.feedback) && bucket.excluded === null && finite(bucket.value)
       ? [{ x: Number(fmt(x(i))), y: Number(fmt(y(bucket.value))), bucket, expected: bucket.feedback }]
       : [],
   );
@@ -116,8 +127,32 @@ export function chartGeometry(buckets: readonly AnomalyBucketView[], box: ChartB
     values: line("value"),
     expected: line("expected"),
     flagged,
+    excluded: excludedSpans(buckets, x, box),
     ticks: niceTicks(min, max).map((t) => ({ y: Number(fmt(y(t))), label: shortNumber(t) })),
     xLabels,
     domain: { min, max },
   };
+}
+
+/** Runs of consecutive buckets excluded for the same reason: [first, last] indexes. */
+export function excludedRuns(buckets: readonly AnomalyBucketView[]): { first: number; last: number; reason: string }[] {
+  const out: { first: number; last: number; reason: string }[] = [];
+  for (let i = 0; i < buckets.length; i++) {
+    const reason = buckets[i]!.excluded;
+    if (reason === null) continue;
+    const prev = out.at(-1);
+    if (prev && prev.last === i - 1 && prev.reason === reason) prev.last = i;
+    else out.push({ first: i, last: i, reason });
+  }
+  return out;
+}
+
+/** Each run of excluded buckets as one band, a bucket wide around each point. */
+function excludedSpans(buckets: readonly AnomalyBucketView[], x: (i: number) => number, box: ChartBox): ExcludedSpan[] {
+  const half = buckets.length <= 1 ? (box.width - box.left - box.right) / 2 : (x(1) - x(0)) / 2;
+  return excludedRuns(buckets).map(({ first, last, reason }) => {
+    const left = Math.max(box.left, x(first) - half);
+    const right = Math.min(box.width - box.right, x(last) + half);
+    return { x: Number(fmt(left)), width: Number(fmt(right - left)), first: buckets[first]!, last: buckets[last]!, reason };
+  });
 }

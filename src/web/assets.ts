@@ -74,6 +74,7 @@ svg .value { fill: none; stroke: #1f2328; stroke-width: 1.5; }
 svg .expected { fill: none; stroke: #0969da; stroke-width: 1; stroke-dasharray: 4 3; }
 svg .flag { fill: #cf222e; stroke: #fff; stroke-width: 1; }
 svg .flag.ok { fill: #1a7f37; }
+svg .excluded { fill: #8c959f; fill-opacity: 0.2; stroke: none; }
 svg .axis { stroke: #8c959f; stroke-width: 1; }
 svg .grid { stroke: #d0d7de; stroke-width: 1; }
 svg text { fill: #57606a; font-size: 11px; font-family: system-ui, sans-serif; }
@@ -85,6 +86,7 @@ svg .t-unknown { fill: #8c959f; } svg .t-none { fill: #eaeef2; }
 .key.t-unknown { background: #8c959f; } .key.t-none { background: #eaeef2; border: 1px solid #8c959f; }
 .key.band { background: #54aeff; opacity: 0.5; } .key.line { background: #1f2328; height: 3px; vertical-align: 3px; }
 .key.flag { background: #cf222e; border-radius: 50%; } .key.flag-ok { background: #1a7f37; border-radius: 50%; }
+.key.excluded { background: #8c959f; opacity: 0.4; }
 .login { max-width: 420px; margin: 64px auto; padding: 24px; border: 1px solid var(--line); border-radius: 8px; }
 .login label { display: block; margin: 12px 0 4px; font-weight: 600; }
 .login input { width: 100%; }

@@ -16,6 +16,7 @@ describe("scoreSeries on dirty input", () => {
         upper: null,
         anomalous: false,
         feedback: false,
+        excluded: null,
         in_detection: true,
         deviations: null,
       },

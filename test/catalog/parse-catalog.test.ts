@@ -227,6 +227,46 @@ joins:
     expect(messages(`${BASE}\nanomalies: { enabled: false }`)).toEqual([]);
   });
 
+  it("reads holidays and planned exclusions, normalised, and names a bad one", () => {
+    const messages = (body: string) => metric(body).errors.map((e) => e.message.replace('metrics/shop.yaml: metric "m": ', ""));
+    const ok = metric(`${BASE}
+timestamp: t
+anomalies:
+  holidays: de-by
+  exclude:
+    - { from: 2026-11-27, to: 2026-11-28, reason: Black Friday load test }
+    - { from: "2026-12-01T06:00", to: "2026-12-01T09:30:00+01:00", reason: "  warehouse migration " }`);
+    expect(ok.errors).toEqual([]);
+    expect((ok.metrics[0] as StructuredMetricDefinition).anomalies).toEqual({
+      holidays: "DE-BY",
+      exclude: [
+        { from: "2026-11-27T00:00:00.000Z", to: "2026-11-28T00:00:00.000Z", reason: "Black Friday load test" },
+        { from: "2026-12-01T06:00:00.000Z", to: "2026-12-01T08:30:00.000Z", reason: "warehouse migration" },
+      ],
+    });
+    expect((metric(`${BASE}\ntimestamp: t\nanomalies: { holidays: none }`).metrics[0] as StructuredMetricDefinition).anomalies).toEqual({
+      holidays: null,
+    });
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { holidays: XX }`)).toEqual([
+      'anomalies.holidays: unknown holiday calendar "XX": expected an ISO 3166 country code (US, GB, DE), optionally with a subdivision (DE-BY), or none',
+    ]);
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { holidays: US-ZZ }`)[0]).toMatch(
+      /^anomalies\.holidays: unknown holiday calendar "US-ZZ"/,
+    );
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { exclude: [{ from: 2026-02-30, to: 2026-03-02, reason: x }] }`)).toEqual([
+      'anomalies.exclude[0].from: expected a date (2026-12-24) or a date and time (2026-12-24T06:00:00Z; UTC without an offset), got "2026-02-30"',
+    ]);
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { exclude: [{ from: 2026-03-02, to: 2026-03-02, reason: x }] }`)).toEqual([
+      "anomalies.exclude[0].to: must be after from (to is exclusive: one day is from 2026-12-25 to 2026-12-26)",
+    ]);
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { exclude: [{ from: 2026-03-02, to: 2026-03-03 }] }`)[0]).toMatch(
+      /^anomalies\.exclude\[0\]\.reason: /,
+    );
+    expect(messages(`${BASE}\ntimestamp: t\nanomalies: { exclude: [{ from: 2026-03-02, to: 2026-03-03, reason: x, why: y }] }`)).toEqual([
+      "anomalies.exclude[0].why: unknown field",
+    ]);
+  });
+
   it("rejects unsafe filters with a clear message", () => {
     const problem = (filter: string) => metric(`${BASE}\nfilter: ${JSON.stringify(filter)}`).errors[0]?.message;
     expect(problem("a = 1; DROP TABLE x")).toContain("filter: must not contain ';'");

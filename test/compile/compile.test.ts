@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCatalog } from "../../src/catalog/parse-catalog.js";
 import { DEFAULT_FRESHNESS_SENSITIVITY, DEFAULT_SENSITIVITY, defaultAnomalySettings } from "../../src/anomaly/defaults.js";
-import { FRESHNESS_SENSITIVITY, GRAIN_DEFAULTS } from "../../src/compile/anomaly-settings.js";
+import { DEFAULT_ANOMALY_DEFAULTS, FRESHNESS_SENSITIVITY, GRAIN_DEFAULTS } from "../../src/compile/anomaly-settings.js";
 import { compileCatalog, compileMetric } from "../../src/compile/compile.js";
 import { declaredNonNegative } from "../../src/compile/measure-hints.js";
 
@@ -92,6 +92,8 @@ describe("compileMetric", () => {
         freshness_sensitivity: 4,
         seasonality: "auto",
         severity: "medium",
+        holidays: null,
+        exclude: [],
       },
       source: { format: "ours", file: "metrics/shop.yaml" },
       metricflow: null,
@@ -147,6 +149,8 @@ describe("compileMetric", () => {
       detection_buckets: 3,
       sensitivity: 2.5,
       seasonality: "weekly",
+      holidays: null,
+      exclude: [],
     } as const;
     const [a, b, c, d] = compileCatalog(catalog.metrics, defaults).map((ir) => ir.anomalies);
     expect(a).toEqual({
@@ -158,6 +162,8 @@ describe("compileMetric", () => {
       freshness_sensitivity: 4.5,
       seasonality: "weekly",
       severity: "high",
+      holidays: null,
+      exclude: [],
     });
     expect(b).toMatchObject({ enabled: false, grain: "day", training_buckets: 84 });
     // No timestamp: no series to read.
@@ -170,6 +176,72 @@ describe("compileMetric", () => {
     // Switched off globally: off unless a metric says enabled: true (none here).
     const off = compileCatalog(catalog.metrics, { ...defaults, enabled: false }).map((ir) => ir.anomalies!.enabled);
     expect(off).toEqual([false, false, false, false]);
+  });
+
+  it("resolves holidays and exclusions: the metric's calendar over ANOMALY_HOLIDAYS, exclusions added to ANOMALY_EXCLUDE's", () => {
+    const catalog = parseCatalog([
+      {
+        file: "a.yaml",
+        content: `metrics:
+  - { name: a, table: s.t, timestamp: ts, measures: [{ alias: n, function: Count }] }
+  - { name: b, table: s.t, timestamp: ts, measures: [{ alias: n, function: Count }], anomalies: { holidays: gb, exclude: [{ from: 2026-12-24, to: 2026-12-27, reason: year-end freeze }] } }
+  - { name: c, table: s.t, timestamp: ts, measures: [{ alias: n, function: Count }], anomalies: { holidays: none } }
+`,
+      },
+    ]);
+    expect(catalog.errors).toEqual([]);
+    const migration = { from: "2026-11-01T00:00:00.000Z", to: "2026-11-02T00:00:00.000Z", reason: "warehouse migration" };
+    const defaults = { ...DEFAULT_ANOMALY_DEFAULTS, holidays: "US", exclude: [migration] };
+    const [a, b, c] = compileCatalog(catalog.metrics, defaults).map((ir) => ir.anomalies!);
+    expect(a).toMatchObject({ holidays: "US", exclude: [migration] });
+    expect(b).toMatchObject({
+      holidays: "GB",
+      exclude: [migration, { from: "2026-12-24T00:00:00.000Z", to: "2026-12-27T00:00:00.000Z", reason: "year-end freeze" }],
+    });
+    expect(c).toMatchObject({ holidays: null, exclude: [migration] });
+    // Without defaults: nothing excluded.
+    expect(compileCatalog(catalog.metrics).map((ir) => [ir.anomalies!.holidays, ir.anomalies!.exclude.length])).toEqual([
+      [null, 0],
+      ["GB", 1],
+      [null, 0],
+    ]);
+  });
+
+  it("compiles MetricFlow's config.meta.metric_reliability.anomalies holidays and exclusions the same way", () => {
+    const project = `
+semantic_models:
+  - name: orders
+    model: ref('orders')
+    defaults: { agg_time_dimension: ordered_at }
+    entities: [{ name: order_id, type: primary, expr: id }]
+    dimensions:
+      - { name: ordered_at, type: time, type_params: { time_granularity: day } }
+    measures:
+      - { name: order_total, agg: sum, expr: amount }
+metrics:
+  - name: total
+    type: simple
+    type_params: { measure: order_total }
+    config:
+      meta:
+        metric_reliability:
+          anomalies:
+            holidays: FR
+            exclude: [{ from: "2026-07-13T22:00:00Z", to: 2026-07-15, reason: fireworks outage }]
+`;
+    const catalog = parseCatalog([{ file: "p/project.yml", content: project }], { metricflowDatabase: "db" });
+    expect(catalog.errors).toEqual([]);
+    expect(compileCatalog(catalog.metrics)[0]!.anomalies).toMatchObject({
+      enabled: true,
+      holidays: "FR",
+      exclude: [{ from: "2026-07-13T22:00:00.000Z", to: "2026-07-15T00:00:00.000Z", reason: "fireworks outage" }],
+    });
+    const bad = parseCatalog([{ file: "p/project.yml", content: project.replace("holidays: FR", "holidays: France") }], {
+      metricflowDatabase: "db",
+    });
+    expect(bad.errors.map((e) => e.message)).toEqual([
+      'p/project.yml: metric "total": config.meta.metric_reliability.anomalies.holidays: unknown holiday calendar "France": expected an ISO 3166 country code (US, GB, DE), optionally with a subdivision (DE-BY), or none',
+    ]);
   });
 
   it("defaults the training span and sensitivity per grain as the anomaly stage is calibrated", () => {

@@ -48,6 +48,8 @@ describe("loadConfig", () => {
       detection_buckets: null,
       sensitivity: null,
       seasonality: "auto",
+      holidays: null,
+      exclude: [],
     });
     const set = loadConfig({
       ANOMALY_DETECTION: "false",
@@ -64,11 +66,34 @@ describe("loadConfig", () => {
       detection_buckets: 10_000,
       sensitivity: 4.5,
       seasonality: "daily",
+      holidays: null,
+      exclude: [],
     });
     expect(() => loadConfig({ ANOMALY_GRAIN: "week" })).toThrow(/ANOMALY_GRAIN: expected one of hour\|day/);
     expect(() => loadConfig({ ANOMALY_DETECTION_BUCKETS: "10001" })).toThrow(/ANOMALY_DETECTION_BUCKETS/);
     expect(() => loadConfig({ ANOMALY_SENSITIVITY: "high" })).toThrow(/ANOMALY_SENSITIVITY/);
     expect(() => loadConfig({ ANOMALY_SEASONALITY: "yearly" })).toThrow(/ANOMALY_SEASONALITY/);
+  });
+
+  it("ANOMALY_HOLIDAYS and ANOMALY_EXCLUDE: a holiday calendar and JSON exclusions, normalised", () => {
+    const set = loadConfig({
+      ANOMALY_HOLIDAYS: "de-by",
+      ANOMALY_EXCLUDE: '[{"from":"2026-12-24","to":"2026-12-27T06:00+01:00","reason":"warehouse migration"}]',
+    }).anomalyDefaults;
+    expect(set.holidays).toBe("DE-BY");
+    expect(set.exclude).toEqual([{ from: "2026-12-24T00:00:00.000Z", to: "2026-12-27T05:00:00.000Z", reason: "warehouse migration" }]);
+    expect(loadConfig({ ANOMALY_HOLIDAYS: "none" }).anomalyDefaults.holidays).toBeNull();
+    expect(() => loadConfig({ ANOMALY_HOLIDAYS: "XX" })).toThrow(/ANOMALY_HOLIDAYS: unknown holiday calendar "XX"/);
+    expect(() => loadConfig({ ANOMALY_HOLIDAYS: "US-ZZ" })).toThrow(/ANOMALY_HOLIDAYS: unknown holiday calendar/);
+    expect(() => loadConfig({ ANOMALY_EXCLUDE: "[{from:" })).toThrow(/ANOMALY_EXCLUDE: expected JSON/);
+    expect(() => loadConfig({ ANOMALY_EXCLUDE: '[{"from":"2026-02-30","to":"2026-03-02","reason":"x"}]' })).toThrow(
+      /ANOMALY_EXCLUDE\.0\.from: expected a date .*got "2026-02-30"/,
+    );
+    expect(() => loadConfig({ ANOMALY_EXCLUDE: '[{"from":"2026-03-02","to":"2026-03-02","reason":"x"}]' })).toThrow(
+      /ANOMALY_EXCLUDE\.0\.to: must be after from/,
+    );
+    expect(() => loadConfig({ ANOMALY_EXCLUDE: '[{"from":"2026-03-02","to":"2026-03-03"}]' })).toThrow(/ANOMALY_EXCLUDE\.0\.reason/);
+    expect(() => loadConfig({ ANOMALY_EXCLUDE: '{"from":"2026-03-02"}' })).toThrow(/ANOMALY_EXCLUDE: /);
   });
 
   it("treats empty strings as unset", () => {

@@ -7,7 +7,7 @@ import { RO_KEY, RW_KEY, describeCombinations, launch, useDaemon } from "./daemo
 import { EXPECTED_STATUS, PLANTED_ANOMALIES, utcDay } from "./expected.js";
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const BUCKET_FIELDS = ["anomalous", "expected", "feedback", "lower", "start", "upper", "value"];
+const BUCKET_FIELDS = ["anomalous", "excluded", "expected", "feedback", "lower", "start", "upper", "value"];
 
 interface Bucket {
   start: string;

@@ -32,6 +32,8 @@ const ON: AnomalySettingsIR = {
   freshness_sensitivity: 4,
   seasonality: "none",
   severity: "medium",
+  holidays: null,
+  exclude: [],
 };
 const ir = structured({
   timestamp: "created_at",
@@ -59,6 +61,7 @@ const bucket = (day: number, value: number, extra: Partial<BucketVerdict> = {}):
   upper: 120,
   anomalous: false,
   feedback: false,
+  excluded: null,
   in_detection: false,
   deviations: 0,
   ...extra,
@@ -204,6 +207,29 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
     expect(v.buckets.filter((b) => b.anomalous).map((b) => b.value)).toEqual([20]);
     const expected = scoreCheck(volume, series, feedbackIndex([{ check_key: volume.key, start: new Date(49 * DAY * 1000) }]))!;
     expect(expected.buckets.at(-1)).toMatchObject({ anomalous: false, feedback: true });
+  });
+
+  it("leaves the check's holidays and exclusions out: the drop on an excluded day is marked, not flagged", () => {
+    const excluding = (exclude: { from: string; to: string; reason: string }[]): InferredTest => {
+      const probe = volume.probe as Extract<InferredTest["probe"], { type: "volume_series" }>;
+      return { ...volume, probe: { ...probe, settings: { ...probe.settings, exclude } } };
+    };
+    const lastDay = excluding([{ from: "1970-02-19T00:00:00.000Z", to: "1970-02-20T00:00:00.000Z", reason: "load test" }]);
+    const v = scoreCheck(lastDay, series, new Map())!;
+    expect(v.buckets.at(-1)).toMatchObject({ value: 20, anomalous: false, excluded: "load test" });
+    expect(v.buckets.filter((b) => b.excluded !== null)).toHaveLength(1);
+    const judged = observeSeries(lastDay, group, v);
+    expect(judged.flagged).toEqual([]);
+    expect(judged.observation).toMatchObject({ outcome: "measured", rows_affected: 0, rows_total: 1 });
+    expect(judged.observation.message).toMatch(/; 1 excluded \(load test\)$/);
+    // Every detection bucket excluded: nothing to judge, said so.
+    const both = excluding([{ from: "1970-02-18T00:00:00.000Z", to: "1970-02-20T00:00:00.000Z", reason: "migration" }]);
+    expect(observeSeries(both, group, scoreCheck(both, series, new Map())!).observation).toEqual({
+      outcome: "not_applicable",
+      rows_affected: 0,
+      rows_total: 0,
+      message: "not applicable: excluded from anomaly detection: 2 days (migration)",
+    });
   });
 
   it("judges every kind of answer the scan can have", () => {

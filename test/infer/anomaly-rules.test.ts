@@ -12,6 +12,8 @@ const ON: AnomalySettingsIR = {
   freshness_sensitivity: 4,
   seasonality: "auto",
   severity: "medium",
+  holidays: null,
+  exclude: [],
 };
 const F = "status = 'completed'";
 
@@ -49,7 +51,15 @@ describe("anomaly rules", () => {
       probe: {
         type: "volume_series",
         timestamp: "created_at",
-        settings: { grain: "day", training_buckets: 56, detection_buckets: 2, sensitivity: 3, seasonality: "auto" },
+        settings: {
+          grain: "day",
+          training_buckets: 56,
+          detection_buckets: 2,
+          sensitivity: 3,
+          seasonality: "auto",
+          holidays: null,
+          exclude: [],
+        },
       },
       measure: "rows",
       sample_sql: "SELECT * FROM `shop`.`orders` WHERE (status = 'completed') ORDER BY `created_at` DESC LIMIT 10",
@@ -66,7 +76,15 @@ describe("anomaly rules", () => {
     expect(values[0]!.probe).toEqual({
       type: "value_series",
       timestamp: "created_at",
-      settings: { grain: "day", training_buckets: 56, detection_buckets: 2, sensitivity: 3, seasonality: "auto" },
+      settings: {
+        grain: "day",
+        training_buckets: 56,
+        detection_buckets: 2,
+        sensitivity: 3,
+        seasonality: "auto",
+        holidays: null,
+        exclude: [],
+      },
       measure: { function: "Sum", sql: "`amount`" },
     });
     expect(values[1]!.probe).toMatchObject({ measure: { function: "Percentile", sql: "`amount`", percentile: 0.95 } });

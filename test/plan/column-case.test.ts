@@ -85,7 +85,15 @@ describe("resolvedGroupId", () => {
       probe: {
         type: "volume_series",
         timestamp: "PAID_AT",
-        settings: { grain: "day", training_buckets: 84, detection_buckets: 2, sensitivity: 2.9, seasonality: "auto" },
+        settings: {
+          grain: "day",
+          training_buckets: 84,
+          detection_buckets: 2,
+          sensitivity: 2.9,
+          seasonality: "auto",
+          holidays: null,
+          exclude: [],
+        },
       },
     });
     const { tests, matches } = resolveColumnCase([timestamp], { default: { "db.t": { paid_at: "DateTime" } } });

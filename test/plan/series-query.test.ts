@@ -17,6 +17,8 @@ const ON: AnomalySettingsIR = {
   freshness_sensitivity: 4,
   seasonality: "auto",
   severity: "medium",
+  holidays: null,
+  exclude: [],
 };
 const SCHEMA: WarehouseSchema = {
   default: {

@@ -20,6 +20,7 @@ const bucket = (
   upper: band ? band[1] : null,
   anomalous: false,
   feedback: false,
+  excluded: null,
   ...extra,
 });
 

@@ -47,7 +47,7 @@ const detail: MetricDetailView = {
   inputs: [],
   derived: [],
 };
-const bucket = (day: number, value: number, anomalous = false, feedback = false) => ({
+const bucket = (day: number, value: number, anomalous = false, feedback = false, excluded: string | null = null) => ({
   start: new Date(Date.UTC(2026, 0, day)).toISOString(),
   value,
   expected: 100,
@@ -55,6 +55,7 @@ const bucket = (day: number, value: number, anomalous = false, feedback = false)
   upper: 110,
   anomalous,
   feedback,
+  excluded,
 });
 const anomalies: AnomaliesView = {
   metric: "gross_revenue",
@@ -93,6 +94,47 @@ describe("metric page", () => {
     // the bucket marked expected (no longer anomalous to the scorer) is still listed, as marked
     expect(html).toMatch(/2026-01-04 00:00 UTC<\/th>.*?<td>marked expected<\/td>/);
     expect(html).toContain("1 flagged, 1 marked expected");
+  });
+
+  it("draws excluded buckets as a grey band with their reason, and never lists them as flagged", () => {
+    const view: AnomaliesView = {
+      metric: "gross_revenue",
+      series: [
+        {
+          rule: "metric_value_anomaly",
+          measure: "revenue",
+          grain: "day",
+          buckets: [
+            bucket(1, 5, false, false, "holiday: New Year's Day"),
+            bucket(2, 99),
+            bucket(3, 250, true),
+            // marked expected before the exclusion was declared: excluded now, so not listed
+            bucket(4, 20, false, true, "warehouse migration"),
+            bucket(5, 21, false, false, "warehouse migration"),
+            bucket(6, 100),
+          ],
+        },
+      ],
+    };
+    const html = page(session("write"), { kind: "series", view });
+    const rects = [...html.matchAll(/<rect class="excluded"[^>]*><title>([^<]*)<\/title>/g)].map((m) => m[1]);
+    expect(rects).toEqual([
+      "2026-01-01 00:00 UTC: excluded (holiday: New Year's Day)",
+      "2026-01-04 00:00 UTC – 2026-01-05 00:00 UTC: excluded (warehouse migration)",
+    ]);
+    expect(html).toContain('<span class="key excluded">');
+    expect(html).toContain(
+      "Excluded from detection: 2026-01-01 00:00 UTC (holiday: New Year's Day); 2026-01-04 00:00 UTC – 2026-01-05 00:00 UTC (warehouse migration)",
+    );
+    // The flagged table holds the one anomalous bucket only; the chart marks no excluded bucket.
+    expect([...html.matchAll(/<th scope="row">([^<]*)<\/th>/g)].map((m) => m[1])).toContain("2026-01-03 00:00 UTC");
+    expect(html).not.toMatch(/2026-01-04 00:00 UTC<\/th>/);
+    expect(html.match(/<circle class="flag/g)).toHaveLength(1);
+    expect(html).toContain("1 flagged, 3 excluded");
+    // Without excluded buckets: no band, no legend entry.
+    const plain = page(session("write"), { kind: "series", view: anomalies });
+    expect(plain).not.toContain('class="excluded"');
+    expect(plain).not.toContain("Excluded from detection");
   });
 
   it("posts a derived metric's series under its input alias, which the feedback schema accepts", () => {

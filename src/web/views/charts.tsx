@@ -57,12 +57,13 @@ export function AnomalyChart({ series, label }: { series: AnomalySeriesView; lab
   const g = chartGeometry(series.buckets, box);
   const marked = g.flagged.filter((f) => f.expected).length;
   const flagged = g.flagged.length - marked;
+  const excluded = series.buckets.filter((b) => b.excluded !== null).length;
   return (
     <svg
       class="chart"
       viewBox={`0 0 ${box.width} ${box.height}`}
       role="img"
-      aria-label={`${label}: ${series.buckets.length} buckets with the expected band; ${flagged} flagged${marked > 0 ? `, ${marked} marked expected` : ""}`}
+      aria-label={`${label}: ${series.buckets.length} buckets with the expected band; ${flagged} flagged${marked > 0 ? `, ${marked} marked expected` : ""}${excluded > 0 ? `, ${excluded} excluded` : ""}`}
     >
       {g.ticks.map((t) => (
         <>
@@ -73,6 +74,11 @@ export function AnomalyChart({ series, label }: { series: AnomalySeriesView; lab
         </>
       ))}
       <line class="axis" x1={box.left} x2={box.left} y1={box.top} y2={box.height - box.bottom} />
+      {g.excluded.map((span) => (
+        <rect class="excluded" x={span.x} y={box.top} width={span.width} height={box.height - box.top - box.bottom}>
+          <title>{`${span.first === span.last ? utc(span.first.start) : `${utc(span.first.start)} – ${utc(span.last.start)}`}: excluded (${span.reason})`}</title>
+        </rect>
+      ))}
       {g.bands.map((points) => (
         <polygon class="band" points={points} />
       ))}

@@ -5,6 +5,7 @@ import type { AnomaliesView, AnomalySeriesView, TestResultView } from "../../ser
 import { count, plural, utc } from "../format.js";
 import { reasonSentence } from "../reason.js";
 import type { WebSession } from "../session.js";
+import { excludedRuns } from "../anomaly-chart.js";
 import { timeline } from "../timeline.js";
 import { AnomalyChart, TimelineChart } from "./charts.js";
 import { Badge, CsrfField, metricHref, SafeToUse, Section, TableLinks, tableHref, When } from "./components.js";
@@ -112,6 +113,9 @@ function Structure({ detail }: { detail: MetricDetailView }) {
   );
 }
 
+/** Excluded spans listed under a chart; a long backtest has many holidays. */
+const EXCLUDED_LISTED = 12;
+
 function seriesLabel(series: AnomalySeriesView): string {
   return `${series.rule} of ${series.measure}, per ${series.grain}`;
 }
@@ -128,8 +132,10 @@ function AnomalySeries({
   session: WebSession | null;
 }) {
   const label = seriesLabel(series);
-  // Flagged buckets, and those a person marked expected (the scorer no longer flags them).
-  const flagged = series.buckets.filter((b) => b.anomalous || b.feedback);
+  // Flagged buckets, and those a person marked expected (the scorer no longer flags them);
+  // never an excluded one (a holiday, a planned exclusion: it cannot alarm).
+  const flagged = series.buckets.filter((b) => (b.anomalous || b.feedback) && b.excluded === null);
+  const excluded = excludedRuns(series.buckets);
   return (
     <div class="series">
       <h3 id={`series-${index}`}>{label}</h3>
@@ -151,7 +157,26 @@ function AnomalySeries({
           <span class="key flag-ok" />
           marked expected
         </li>
+        {excluded.length > 0 ? (
+          <li>
+            <span class="key excluded" />
+            excluded (holiday or planned)
+          </li>
+        ) : null}
       </ul>
+      {excluded.length > 0 ? (
+        <p class="muted">
+          Excluded from detection:{" "}
+          {excluded
+            .slice(-EXCLUDED_LISTED)
+            .map(({ first, last, reason }) => {
+              const from = utc(series.buckets[first]!.start);
+              return `${first === last ? from : `${from} – ${utc(series.buckets[last]!.start)}`} (${reason})`;
+            })
+            .join("; ")}
+          {excluded.length > EXCLUDED_LISTED ? ` (the newest ${EXCLUDED_LISTED} of ${excluded.length})` : ""}
+        </p>
+      ) : null}
       {flagged.length === 0 ? (
         <p class="muted">No bucket flagged.</p>
       ) : (

@@ -1,0 +1,39 @@
+// Public holidays of a country (or one of its subdivisions) from date-holidays, an offline
+// calendar maintained upstream: no network, the rules ship in the package. Kept per region and
+// year, since every scan asks again for the same few.
+import Holidays from "date-holidays";
+
+const DAY_MS = 86_400_000;
+
+/** One public holiday as whole UTC days: `day` is the epoch day of its date, `days` how many it lasts. */
+export interface HolidayDays {
+  day: number;
+  days: number;
+  name: string;
+}
+
+const cache = new Map<string, readonly HolidayDays[]>();
+
+/**
+ * The public holidays (type "public" only: no bank, school, optional days or observances) of
+ * `region` in `year`: an ISO 3166-1 country code ("US") or a country and subdivision ("DE-BY").
+ * A region date-holidays does not know gives none (the catalogue rejects it before).
+ */
+export function publicHolidays(region: string, year: number): readonly HolidayDays[] {
+  const key = `${region}|${year}`;
+  const held = cache.get(key);
+  if (held) return held;
+  const [country, state] = region.toUpperCase().split("-", 2);
+  const calendar = state ? new Holidays(country!, state, { languages: ["en"] }) : new Holidays(country!, { languages: ["en"] });
+  const days: HolidayDays[] = [];
+  for (const holiday of calendar.getHolidays(year, "en") ?? []) {
+    if (holiday.type !== "public") continue;
+    // The local date as a UTC day: "2026-12-25 00:00:00" is 2026-12-25 wherever the data lives.
+    const day = Math.floor(Date.parse(`${holiday.date.slice(0, 10)}T00:00:00Z`) / DAY_MS);
+    if (!Number.isFinite(day)) continue;
+    const span = (holiday.end.getTime() - holiday.start.getTime()) / DAY_MS;
+    days.push({ day, days: Math.max(1, Math.round(span)), name: holiday.name });
+  }
+  cache.set(key, days);
+  return days;
+}
