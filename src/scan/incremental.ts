@@ -5,14 +5,13 @@
 import type { CheckObservation } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { fingerprintQuery, fingerprintsFromRows, type FingerprintRow } from "../plan/fingerprint-query.js";
+import { fingerprintQuery, fingerprintsFromRows, type FingerprintRow, type TableFingerprints, type TableParts } from "../plan/fingerprint-query.js";
 import {
   createReuseDecider,
   identifyCheck,
   passRecords,
   tablesToFingerprint,
   type CheckPass,
-  type DatasourceFingerprints,
   type Identified,
   type PreviousCheck,
 } from "../evaluate/reuse.js";
@@ -45,6 +44,8 @@ export interface Incremental {
   read: InferredTest[];
   /** a table's fingerprint as read at the start of this scan (null: none), for the anomaly series' reuse */
   fingerprintOf: (datasource: string, table: string) => string | null;
+  /** a MergeTree table's active parts as read at the start of this scan (null: none), for freshness_anomaly's loads */
+  partsOf: (datasource: string, table: string) => TableParts | null;
   /** the server's clock when the fingerprints were read (unix seconds), if any were */
   serverNow: number | null;
   summary: IncrementalSummary;
@@ -75,6 +76,31 @@ export async function readFingerprints(
     if (error instanceof WarehouseError && (error.kind === "query" || error.kind === "rejected")) return null;
     throw error;
   }
+}
+
+/**
+ * freshness_anomaly's view of the MergeTree tables its checks watch, for a scan that reads no
+ * fingerprints otherwise (not incremental): the same metadata query, on those tables only.
+ * A refused query leaves the loads to the newest row; an outage throws.
+ */
+export async function readTableParts(
+  tests: readonly InferredTest[],
+  warehouses: ReadonlyMap<string, Warehouse>,
+  options: { scanId: string; signal?: AbortSignal },
+): Promise<(datasource: string, table: string) => TableParts | null> {
+  const tables = new Map<string, Set<string>>();
+  for (const test of tests) {
+    if (test.probe.type !== "load_cadence") continue;
+    tables.set(test.datasource, (tables.get(test.datasource) ?? new Set()).add(test.table));
+  }
+  const parts = new Map<string, ReadonlyMap<string, TableParts>>();
+  for (const [datasource, names] of tables) {
+    const warehouse = warehouses.get(datasource);
+    if (!warehouse) continue;
+    const read = await readFingerprints(warehouse, [...names], { queryId: `${options.scanId}-parts-${datasource}`, ...options });
+    if (read) parts.set(datasource, read.parts);
+  }
+  return (datasource, table) => parts.get(datasource)?.get(table) ?? null;
 }
 
 /**
@@ -114,7 +140,7 @@ export async function startIncremental(
   options: { scanId: string; signal?: AbortSignal },
 ): Promise<Incremental> {
   const { distinct, byKey: identities } = await identitiesFor(tests, schema, input.cache);
-  const fingerprints = new Map<string, DatasourceFingerprints>();
+  const fingerprints = new Map<string, TableFingerprints>();
   let alwaysRead = 0;
   for (const [datasource, tables] of tablesToFingerprint(identities)) {
     const warehouse = warehouses.get(datasource);
@@ -132,6 +158,7 @@ export async function startIncremental(
   return {
     read: decision.read,
     fingerprintOf: (datasource, table) => fingerprints.get(datasource)?.tables.get(table) ?? null,
+    partsOf: (datasource, table) => fingerprints.get(datasource)?.parts.get(table) ?? null,
     serverNow,
     summary: { ...decision.counts, tables_fingerprinted: fingerprinted, tables_always_read: alwaysRead },
     finish(observations) {

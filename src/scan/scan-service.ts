@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, unavailable } from "../errors/app-error.js";
 import { feedbackIndex } from "../evaluate/anomaly-observation.js";
+import { applyLoadChange, type LoadHistory } from "../evaluate/load-arrivals.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
@@ -47,6 +48,11 @@ export interface ScanServiceOptions {
   owner?: ScanOwner;
   /** where a succeeded scan leaves its anomaly series for the read path (GET /v1/reliability/anomalies) */
   seriesCache?: SeriesCache;
+  /**
+   * The clock freshness_anomaly sees loads at, unix seconds (default: the warehouse server's).
+   * Tests set it to play days of loads in minutes.
+   */
+  loadClock?: () => number;
 }
 
 type Finished = { scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> };
@@ -109,6 +115,16 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     return cache;
   }
 
+  /** freshness_anomaly's loads as of the newest succeeded scan this replica knows (read again when another scanned) */
+  let knownLoads: { scanId: string | null; histories: Map<string, LoadHistory> } | null = null;
+
+  async function loadHistories(snapshot: CatalogSnapshot): Promise<Map<string, LoadHistory> | null> {
+    if (!snapshot.tests.some((t) => t.probe.type === "load_cadence")) return null;
+    const newest = (await store.newestSucceededScan())?.scan_id ?? null;
+    if (knownLoads?.scanId !== newest) knownLoads = { scanId: newest, histories: await store.readLoads() };
+    return knownLoads.histories;
+  }
+
   /** This replica's last pass, or the store's when another replica (or a previous process) scanned since. */
   async function previousPass(): Promise<Map<string, PreviousCheck>> {
     const newest = (await store.newestSucceededScan())?.scan_id ?? null;
@@ -136,13 +152,18 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       const previous = options.incremental ? await previousPass() : null;
       // Buckets people marked "expected" go back into training and never alert.
       const feedback = feedbackIndex(await store.anomalyFeedback());
+      const histories = await loadHistories(snapshot);
       const outcome = await executeScan(snapshot, options.warehouses, {
         scanId: record.scan_id,
         concurrency: options.concurrency,
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
-        anomalies: { feedback, ...(options.seriesCache ? { cache: options.seriesCache } : {}) },
+        anomalies: {
+          feedback,
+          ...(options.seriesCache ? { cache: options.seriesCache } : {}),
+          ...(histories ? { loads: { histories, ...(options.loadClock ? { clock: options.loadClock } : {}) } } : {}),
+        },
         ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
       const storeStarted = performance.now();
@@ -156,7 +177,13 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         anomalies: { flagged: outcome.anomalies.flagged, judged: outcome.anomalies.judged },
         ...(outcome.passes ? { passes: outcome.passes } : {}),
         ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
+        ...(outcome.anomalies.loads.size > 0 ? { loads: outcome.anomalies.loads } : {}),
       });
+      // The store now holds this scan's loads: so does this replica, without reading them back.
+      if (histories && knownLoads && scan.results_written !== false) {
+        for (const [series, change] of outcome.anomalies.loads) histories.set(series, applyLoadChange(histories.get(series), change));
+        knownLoads = { scanId: scan.scan_id, histories };
+      } else knownLoads = null;
       options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);
       // What the store now holds, unless a later-started scan had already written newer results.
       lastPass =

@@ -4,6 +4,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { insertAnomalyFeedback, readAnomalyBuckets, readAnomalyFeedback } from "./anomaly-store.js";
 import { readPasses } from "./check-passes.js";
+import { readLoads } from "./arrival-store.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
@@ -211,6 +212,10 @@ class PrismaStore implements Store {
 
   anomalyBuckets(checkKeys: readonly string[]) {
     return guard("anomalyBuckets", () => this.read((sql) => readAnomalyBuckets(sql, checkKeys)));
+  }
+
+  readLoads() {
+    return guard("readLoads", () => this.read(readLoads));
   }
 
   claimRun(name: string, fireTime: Date): Promise<boolean> {

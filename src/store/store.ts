@@ -4,6 +4,7 @@ import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/type
 import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
 import type { CheckPass, PreviousCheck } from "../evaluate/reuse.js";
+import type { LoadChange, LoadHistory } from "../evaluate/load-arrivals.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -105,6 +106,8 @@ export interface FinishedScan {
   passes?: ReadonlyMap<string, CheckPass | null>;
   /** incremental scans: checks whose result and basis are the previous pass's, unchanged: not written again */
   unchanged?: ReadonlySet<string>;
+  /** freshness_anomaly: what changed in each series' loads (by series id); absent: nothing */
+  loads?: ReadonlyMap<string, LoadChange>;
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
@@ -166,6 +169,8 @@ export interface Store {
   addAnomalyFeedback(feedback: Omit<AnomalyFeedbackRecord, "created_at" | "expected">): Promise<AnomalyFeedbackRecord>;
   /** The buckets these checks ever flagged (active or not), oldest first. */
   anomalyBuckets(checkKeys: readonly string[]): Promise<StoredAnomalyBucket[]>;
+  /** freshness_anomaly: every series' last sighting and the loads kept, by series id (evaluate/load-arrivals.ts). */
+  readLoads(): Promise<Map<string, LoadHistory>>;
   /** Cron election: true for exactly one caller per (name, fireTime). */
   claimRun(name: string, fireTime: Date): Promise<boolean>;
   /**
