@@ -45,10 +45,15 @@ export interface LoadState {
   last_load: number | null;
 }
 
-/** A load, with the gap since the one before (null for the first one seen). */
+/**
+ * A load, with the gap since the one before (null for the first one seen) and how much earlier
+ * it may have landed: 0 when the parts' modification time dates it, else the time since the
+ * scan before (a load every 5 minutes seen by scans every 2 reads as gaps of 4 and 6 minutes).
+ */
 export interface LoadArrival {
   at: number;
   gap: number | null;
+  slack: number;
 }
 
 export interface LoadHistory {
@@ -82,6 +87,7 @@ export function seeLoads(
   history: LoadHistory | undefined,
   signal: TableSignal,
   now: number,
+  previousScan: number | null = null,
 ): { history: LoadHistory; change: LoadChange | null } {
   const sighting = { newest: signal.newest, rows: signal.parts?.rows ?? null, parts: signal.parts?.fingerprint ?? null };
   if (!history) {
@@ -96,13 +102,14 @@ export function seeLoads(
   }
   const since = before.last_load ?? before.first_seen;
   const modified = signal.parts?.modified;
-  let at = modified !== undefined && modified > since && modified <= now ? modified : now;
-  if (before.last_load !== null && at <= before.last_load) at = now;
+  const dated = modified !== undefined && modified > since && modified <= now;
+  const at = dated ? modified : now;
   if (before.last_load !== null && at <= before.last_load) {
     // A clock that went back: keep the sighting, count no load.
     return { history: { state: next, arrivals: history.arrivals }, change: { state: next, arrival: null } };
   }
-  const arrival: LoadArrival = { at, gap: before.last_load === null ? null : at - before.last_load };
+  const slack = dated || previousScan === null ? 0 : Math.max(0, Math.min(at - previousScan, at - since));
+  const arrival: LoadArrival = { at, gap: before.last_load === null ? null : at - before.last_load, slack };
   const state: LoadState = { ...next, loads: before.loads + 1, last_load: at };
   return { history: { state, arrivals: [...history.arrivals, arrival] }, change: { state, arrival } };
 }
@@ -111,6 +118,28 @@ export function seeLoads(
 export interface LoadView {
   history: LoadHistory | null;
   now: number;
+}
+
+/**
+ * The gaps between `arrivals` (oldest first), each moved toward the usual gap as far as the
+ * loads' slack allows: loads every 5 minutes seen by 2-minute scans read 4 and 6 minutes apart,
+ * a 5-minute cadence, not a spread of +-20% that would leave a stopped loader unflagged for 3
+ * intervals. The usual gap: the mean of the gaps the median one is within the slack of (so the
+ * scans' rounding cancels out, and nights and weekends stay out of it).
+ */
+export function settledGaps(arrivals: readonly LoadArrival[]): number[] {
+  const spans: { gap: number; low: number; high: number }[] = [];
+  for (let i = 1; i < arrivals.length; i++) {
+    const { gap, slack } = arrivals[i]!;
+    if (gap === null || gap <= 0) continue;
+    spans.push({ gap, low: Math.max(1, gap - slack), high: gap + arrivals[i - 1]!.slack });
+  }
+  if (spans.length === 0) return [];
+  const sorted = spans.map((s) => s.gap).sort((a, b) => a - b);
+  const median = sorted[sorted.length >> 1]!;
+  const near = spans.filter((s) => s.low <= median && median <= s.high);
+  const usual = near.reduce((sum, s) => sum + s.gap, 0) / near.length;
+  return spans.map((s) => Math.min(s.high, Math.max(s.low, usual)));
 }
 
 /**
@@ -126,8 +155,7 @@ export function observeLoads(test: InferredTest, view: LoadView | undefined): Ch
   if (!view || history === null || history.state.last_load === null || loads < MIN_LOADS) return notApplicable(learning);
   const { state, arrivals } = history;
   const now = view.now;
-  const gaps = arrivals.map((a) => a.gap).filter((gap): gap is number => gap !== null && gap > 0);
-  const recent = gaps.slice(-RECENT_LOADS);
+  const recent = settledGaps(arrivals.slice(-RECENT_LOADS - 1));
   const windowStart = now - probe.window_seconds;
   const inWindow = arrivals.filter((a) => a.at >= windowStart && a.gap !== null).map((a) => a.gap!);
   const firstInWindow = Math.max(windowStart, state.first_seen);

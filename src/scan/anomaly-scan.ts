@@ -37,6 +37,8 @@ export interface AnomalyScanInput {
     histories: ReadonlyMap<string, LoadHistory>;
     partsOf?: (datasource: string, table: string) => TableParts | null;
     clock?: () => number;
+    /** the clock of the scan that saw them last (a load not dated by its parts landed since) */
+    previousScan?: number;
   };
 }
 
@@ -83,7 +85,7 @@ export async function readAnomaliesFor(
       const { datasource, table, id } = group.group;
       const signal = { newest: group.cadence.newest, parts: loads.partsOf?.(datasource, table) ?? null };
       const at = loads.clock?.() ?? group.cadence.now;
-      const seen = seeLoads(id, loads.histories.get(id), signal, at);
+      const seen = seeLoads(id, loads.histories.get(id), signal, at, loads.previousScan ?? null);
       if (seen.change) changes.set(id, seen.change);
       group.loads = { history: seen.history, now: at };
     }

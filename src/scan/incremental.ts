@@ -5,7 +5,13 @@
 import type { CheckObservation } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { fingerprintQuery, fingerprintsFromRows, type FingerprintRow, type TableFingerprints, type TableParts } from "../plan/fingerprint-query.js";
+import {
+  fingerprintQuery,
+  fingerprintsFromRows,
+  type FingerprintRow,
+  type TableFingerprints,
+  type TableParts,
+} from "../plan/fingerprint-query.js";
 import {
   createReuseDecider,
   identifyCheck,

@@ -116,13 +116,18 @@ export function createScanService(options: ScanServiceOptions): ScanService {
   }
 
   /** freshness_anomaly's loads as of the newest succeeded scan this replica knows (read again when another scanned) */
-  let knownLoads: { scanId: string | null; histories: Map<string, LoadHistory> } | null = null;
+  let knownLoads: { scanId: string | null; histories: Map<string, LoadHistory>; clock: number | null } | null = null;
+  const loadClock = options.loadClock ?? (() => Math.floor(Date.now() / 1000));
 
-  async function loadHistories(snapshot: CatalogSnapshot): Promise<Map<string, LoadHistory> | null> {
+  async function loadHistories(snapshot: CatalogSnapshot): Promise<typeof knownLoads> {
     if (!snapshot.tests.some((t) => t.probe.type === "load_cadence")) return null;
-    const newest = (await store.newestSucceededScan())?.scan_id ?? null;
-    if (knownLoads?.scanId !== newest) knownLoads = { scanId: newest, histories: await store.readLoads() };
-    return knownLoads.histories;
+    const newest = await store.newestSucceededScan();
+    if (knownLoads?.scanId !== (newest?.scan_id ?? null)) {
+      // Another replica (or a previous process) scanned last: its start bounds when a load landed.
+      const clock = options.loadClock || !newest ? null : Math.floor(newest.started_at.getTime() / 1000);
+      knownLoads = { scanId: newest?.scan_id ?? null, histories: await store.readLoads(), clock };
+    }
+    return knownLoads;
   }
 
   /** This replica's last pass, or the store's when another replica (or a previous process) scanned since. */
@@ -152,7 +157,9 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       const previous = options.incremental ? await previousPass() : null;
       // Buckets people marked "expected" go back into training and never alert.
       const feedback = feedbackIndex(await store.anomalyFeedback());
-      const histories = await loadHistories(snapshot);
+      const known = await loadHistories(snapshot);
+      const histories = known?.histories ?? null;
+      const scanClock = loadClock();
       const outcome = await executeScan(snapshot, options.warehouses, {
         scanId: record.scan_id,
         concurrency: options.concurrency,
@@ -162,7 +169,15 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         anomalies: {
           feedback,
           ...(options.seriesCache ? { cache: options.seriesCache } : {}),
-          ...(histories ? { loads: { histories, ...(options.loadClock ? { clock: options.loadClock } : {}) } } : {}),
+          ...(known
+            ? {
+                loads: {
+                  histories: known.histories,
+                  ...(options.loadClock ? { clock: options.loadClock } : {}),
+                  ...(known.clock !== null ? { previousScan: known.clock } : {}),
+                },
+              }
+            : {}),
         },
         ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
@@ -182,7 +197,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       // The store now holds this scan's loads: so does this replica, without reading them back.
       if (histories && knownLoads && scan.results_written !== false) {
         for (const [series, change] of outcome.anomalies.loads) histories.set(series, applyLoadChange(histories.get(series), change));
-        knownLoads = { scanId: scan.scan_id, histories };
+        knownLoads = { scanId: scan.scan_id, histories, clock: scanClock };
       } else knownLoads = null;
       options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);
       // What the store now holds, unless a later-started scan had already written newer results.

@@ -15,7 +15,7 @@ const STATE_COLUMNS = {
   loads: "int4",
   last_load: "timestamptz",
 };
-const ARRIVAL_COLUMNS = { series: "text", arrived_at: "timestamptz", gap_seconds: "int4" };
+const ARRIVAL_COLUMNS = { series: "text", arrived_at: "timestamptz", gap_seconds: "int4", slack_seconds: "int4" };
 
 const date = (seconds: number | null) => (seconds === null ? null : new Date(seconds * 1000).toISOString());
 const seconds = (value: Date | null) => (value === null ? null : Math.round(value.getTime() / 1000));
@@ -34,12 +34,14 @@ export async function writeLoads(sql: Sql, loads: ReadonlyMap<string, LoadChange
        "loads" = EXCLUDED."loads", "last_load" = EXCLUDED."last_load", "updated_at" = EXCLUDED."updated_at"`,
     [...toColumnArrays(states, n), at],
   );
-  const arrivals = changes.filter((c) => c.arrival !== null).map((c) => [c.state.series, date(c.arrival!.at), c.arrival!.gap]);
+  const arrivals = changes
+    .filter((c) => c.arrival !== null)
+    .map((c) => [c.state.series, date(c.arrival!.at), c.arrival!.gap, c.arrival!.slack]);
   if (arrivals.length === 0) return;
   await sql(
-    `INSERT INTO "table_arrivals" ("series", "arrived_at", "gap_seconds") SELECT * FROM ${unnestFrom(ARRIVAL_COLUMNS)}
+    `INSERT INTO "table_arrivals" ("series", "arrived_at", "gap_seconds", "slack_seconds") SELECT * FROM ${unnestFrom(ARRIVAL_COLUMNS)}
      ON CONFLICT DO NOTHING`,
-    toColumnArrays(arrivals, 3),
+    toColumnArrays(arrivals, 4),
   );
   // Bounded: past the newest RECENT_LOADS, only the loads after the LONG_GAPS_KEPT longest gaps stay.
   await sql(
@@ -68,8 +70,8 @@ interface StateRow {
 export async function readLoads(sql: Sql): Promise<Map<string, LoadHistory>> {
   const states = (await sql<StateRow>(`SELECT * FROM "table_load_states"`)).rows;
   const arrivals = (
-    await sql<{ series: string; arrived_at: Date; gap_seconds: number | null }>(
-      `SELECT "series", "arrived_at", "gap_seconds" FROM "table_arrivals" ORDER BY "series", "arrived_at"`,
+    await sql<{ series: string; arrived_at: Date; gap_seconds: number | null; slack_seconds: number }>(
+      `SELECT "series", "arrived_at", "gap_seconds", "slack_seconds" FROM "table_arrivals" ORDER BY "series", "arrived_at"`,
     )
   ).rows;
   const out = new Map<string, LoadHistory>();
@@ -87,6 +89,7 @@ export async function readLoads(sql: Sql): Promise<Map<string, LoadHistory>> {
       arrivals: [],
     });
   }
-  for (const row of arrivals) out.get(row.series)?.arrivals.push({ at: seconds(row.arrived_at)!, gap: row.gap_seconds });
+  for (const row of arrivals)
+    out.get(row.series)?.arrivals.push({ at: seconds(row.arrived_at)!, gap: row.gap_seconds, slack: row.slack_seconds });
   return out;
 }

@@ -175,7 +175,7 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
       now: 50 * DAY + 60,
       history: {
         state: { series: "g", first_seen: 0, newest: 50 * DAY, rows: null, parts: null, loads: 10, last_load: 50 * DAY - 1140 },
-        arrivals: Array.from({ length: 10 }, (_, i) => ({ at: 50 * DAY - 1140 - (9 - i) * 3600, gap: i === 0 ? null : 3600 })),
+        arrivals: Array.from({ length: 10 }, (_, i) => ({ at: 50 * DAY - 1140 - (9 - i) * 3600, gap: i === 0 ? null : 3600, slack: 0 })),
       },
     },
   };

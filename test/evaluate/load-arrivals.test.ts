@@ -75,11 +75,11 @@ describe("seeLoads", () => {
   it("a load lands at the parts' modification time when it lies between the last load and now, else at now", () => {
     let h = seeLoads("s", undefined, seen(900, mt(10, "a", 800)), 1000).history;
     let step = seeLoads("s", h, seen(1150, mt(20, "b", 1150)), 1200);
-    expect(step.change!.arrival).toEqual({ at: 1150, gap: null });
+    expect(step.change!.arrival).toEqual({ at: 1150, gap: null, slack: 0 });
     h = step.history;
     // A server clock ahead of the scan's (or a merge noted later): the scan's clock.
     step = seeLoads("s", h, seen(1300, mt(30, "c", 99_999)), 1400);
-    expect(step.change!.arrival).toEqual({ at: 1400, gap: 250 });
+    expect(step.change!.arrival).toEqual({ at: 1400, gap: 250, slack: 0 });
     expect(step.history.state).toMatchObject({ loads: 2, last_load: 1400 });
     // Another engine: no parts, the scan's clock.
     expect(seeLoads("s", undefined, seen(5), 10).history.state.first_seen).toBe(10);
@@ -126,6 +126,37 @@ describe("observeLoads", () => {
     const last = history!.state.last_load!;
     expect(observeLoads(freshness, { history: history!, now: last + 11 * HOUR })).toMatchObject({ rows_affected: 0 });
     expect(observeLoads(freshness, { history: history!, now: last + 2 * DAY })).toMatchObject({ rows_affected: 1 });
+  });
+});
+
+describe("a load's slack: scans that do not divide the loading interval", () => {
+  it("a load seen by the next scan may have landed since the one before; a load dated by its parts may not", () => {
+    let h = seeLoads("s", undefined, seen(100), 1000, null).history;
+    const step = seeLoads("s", h, seen(1100), 1200, 1080);
+    expect(step.change!.arrival).toEqual({ at: 1200, gap: null, slack: 120 });
+    h = step.history;
+    expect(seeLoads("s", h, seen(1500, mt(9, "x", 1490)), 1500, 1380).change!.arrival).toEqual({ at: 1490, gap: 290, slack: 0 });
+  });
+
+  it("5-minute loads seen by 2-minute scans read 4 and 6 minutes apart: still a 5-minute cadence, flagged within 12 minutes", () => {
+    let history: LoadHistory | undefined;
+    let landed = 0;
+    let flaggedAt: number | null = null;
+    for (let t = 0; t <= 80 * 60; t += 120) {
+      // Loads land at 4, 9, 14, ... minutes until minute 50, then stop.
+      const newest = Math.min(Math.floor((t / 60 + 1) / 5) * 5 - 1, 49) * 60;
+      if (newest > landed) landed = newest;
+      const step = seeLoads("s", history, seen(landed), t, t === 0 ? null : t - 120);
+      history = step.change ? applyLoadChange(history, step.change) : step.history;
+      const verdict = observeLoads(freshness, { history, now: t });
+      if (t <= landed + 5 * 60) expect(verdict.rows_affected, `minute ${t / 60}`).toBe(0);
+      if (verdict.rows_affected > 0) flaggedAt ??= t;
+    }
+    expect(history!.arrivals.map((a) => a.gap).filter((g) => g !== null && g !== 240 && g !== 360)).toEqual([]);
+    expect(observeLoads(freshness, { history: history!, now: landed + 60 }).message).toMatch(
+      /loads usually land every 5m( \d+s)?, stale after 7m( \d+s)?$/,
+    );
+    expect(flaggedAt! - landed).toBeLessThanOrEqual(2 * 300 + 120);
   });
 });
 

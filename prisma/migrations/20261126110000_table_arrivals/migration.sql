@@ -21,6 +21,7 @@ CREATE TABLE "table_arrivals" (
     "series" TEXT NOT NULL,
     "arrived_at" TIMESTAMPTZ(3) NOT NULL,
     "gap_seconds" INTEGER,
+    "slack_seconds" INTEGER NOT NULL,
 
     CONSTRAINT "table_arrivals_pkey" PRIMARY KEY ("series","arrived_at")
 );
