@@ -20,7 +20,7 @@ import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { readAnomaliesFor, type AnomalyScanInput, type AnomalyScanOutcome } from "./anomaly-scan.js";
 import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
-import { readTableParts, startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
+import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 
 export interface ExecuteOptions {
@@ -194,16 +194,10 @@ export async function executeScan(
     warehouses,
     options,
   );
-  // freshness_anomaly's loads: MergeTree parts from the fingerprints (read here when not incremental).
+  // freshness_anomaly's loads: MergeTree parts from the incremental scan's fingerprints (no
+  // query of their own: without SCAN_INCREMENTAL only the newest row tells a load).
   const loads = options.anomalies?.loads;
-  const partsOf =
-    loads && !incremental
-      ? await readTableParts(tests, warehouses, options).catch((error: unknown) => {
-          throw new WarehouseUnavailableError(`warehouse unavailable while reading table parts: ${(error as Error).message}`, {
-            cause: error,
-          });
-        })
-      : incremental?.partsOf;
+  const partsOf = incremental?.partsOf;
   // Anomaly series: queries of their own (planScan leaves their checks out), judged below. On an
   // incremental scan, a table whose fingerprint is the held series' is judged again, not read.
   const anomalies = await readAnomaliesFor(tests, schema, warehouses, {

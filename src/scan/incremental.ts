@@ -85,31 +85,6 @@ export async function readFingerprints(
 }
 
 /**
- * freshness_anomaly's view of the MergeTree tables its checks watch, for a scan that reads no
- * fingerprints otherwise (not incremental): the same metadata query, on those tables only.
- * A refused query leaves the loads to the newest row; an outage throws.
- */
-export async function readTableParts(
-  tests: readonly InferredTest[],
-  warehouses: ReadonlyMap<string, Warehouse>,
-  options: { scanId: string; signal?: AbortSignal },
-): Promise<(datasource: string, table: string) => TableParts | null> {
-  const tables = new Map<string, Set<string>>();
-  for (const test of tests) {
-    if (test.probe.type !== "load_cadence") continue;
-    tables.set(test.datasource, (tables.get(test.datasource) ?? new Set()).add(test.table));
-  }
-  const parts = new Map<string, ReadonlyMap<string, TableParts>>();
-  for (const [datasource, names] of tables) {
-    const warehouse = warehouses.get(datasource);
-    if (!warehouse) continue;
-    const read = await readFingerprints(warehouse, [...names], { queryId: `${options.scanId}-parts-${datasource}`, ...options });
-    if (read) parts.set(datasource, read.parts);
-  }
-  return (datasource, table) => parts.get(datasource)?.get(table) ?? null;
-}
-
-/**
  * One test per distinct key (the planner and the observer need no more: shared checks run and are
  * observed once), and identifyCheck per key: from the cache when the tests and the schema are the
  * same as last time, else computed in slices.

@@ -40,7 +40,7 @@ interface Timeline {
   loaders: Loader[];
   /** seconds played after the last load of the longest loader */
   tail: number;
-  /** read fingerprints with the incremental scan (the default), or only the parts freshness needs */
+  /** the incremental scan (the default) reads the parts' rows; without it only the newest row tells a load */
   incremental: boolean;
 }
 
