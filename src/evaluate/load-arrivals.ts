@@ -102,7 +102,8 @@ export function seeLoads(
   }
   const since = before.last_load ?? before.first_seen;
   const modified = signal.parts?.modified;
-  const dated = modified !== undefined && modified > since && modified <= now;
+  // The same second as the last sighting counts (clocks tick in seconds); never the last load's.
+  const dated = modified !== undefined && modified >= since && modified <= now && modified !== before.last_load;
   const at = dated ? modified : now;
   if (before.last_load !== null && at <= before.last_load) {
     // A clock that went back: keep the sighting, count no load.

@@ -215,6 +215,29 @@ describe.each(engines)("freshness_anomaly from arrivals on $name", (engine) => {
       600_000,
     );
 
+    it("on the server's own clock, a MergeTree load is dated by its part's modification time, without slack", async () => {
+      const loader: Loader = { table: "realtime", every: HOUR, step: 1, loads: 1 };
+      await handle.exec(`CREATE TABLE ${db}.realtime (id UInt8 DEFAULT 0, at DateTime) ENGINE = MergeTree() ORDER BY id`);
+      await handle.exec(`INSERT INTO ${db}.realtime (at) SELECT toDateTime(${serverNow - HOUR}) + number FROM numbers(600)`);
+      const snapshot = await loadYaml({ "loads.yaml": catalogue(db, [loader]) });
+      const service = testScanService(store, handle.warehouse, () => snapshot, undefined, { incremental: true });
+      try {
+        await service.run("manual"); // the first sight
+        await handle.exec(`INSERT INTO ${db}.realtime (at) SELECT now() - number FROM numbers(60)`);
+        await new Promise((resolve) => setTimeout(resolve, 2100)); // the scan's clock moves past the insert's second
+        await service.run("manual");
+      } finally {
+        await service.stop();
+      }
+      const [parts] = await handle.warehouse.query(
+        `SELECT toUInt32(max(modification_time)) AS modified FROM system.parts WHERE active AND database = '${db}' AND table = 'realtime'`,
+        { queryId: `${db}-parts` },
+      );
+      const history = (await store.readLoads()).get(`default|${db}.realtime|at`)!;
+      expect(history.state.loads).toBe(1);
+      expect(history.arrivals).toEqual([{ at: Number(parts!.modified), gap: null, slack: 0 }]);
+    }, 120_000);
+
     it("keeps what it learnt in the store, bounded, and a failing warehouse fails the scan and records no load", async () => {
       const before = await store.readLoads();
       const hourly = [...before.values()].find((h) => h.state.series.endsWith(".hourly|at"))!;
