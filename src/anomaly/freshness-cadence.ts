@@ -4,8 +4,9 @@ import { robustSdInPlace } from "./mad.js";
 import { medianInPlace } from "./select.js";
 import type { FreshnessVerdict } from "./types.js";
 
-/** Gaps needed before a cadence is trusted. */
-export const MIN_LOAD_GAPS = 5;
+/** Loads seen before a cadence is trusted: 5 loads, 4 gaps between them. */
+export const MIN_LOADS = 5;
+export const MIN_LOAD_GAPS = MIN_LOADS - 1;
 /** Even a perfectly regular loader may run half a cycle late before it is stale. */
 const MIN_RATIO = 1.5;
 /** A long gap seen at least once a week on average (weekends, nights) is part of the cadence... */
@@ -14,9 +15,12 @@ const RECURRING_EVERY_SECONDS = 7 * 86_400;
 const RECURRING_MARGIN = 1.25;
 
 /**
- * Input: `loadGapsSeconds`, the gaps between successive loads over the lookback, oldest first
- * (for example between the distinct minutes that received rows); non-finite or non-positive gaps
- * are ignored. `currentGapSeconds`: now minus the newest row's time.
+ * Input: `loadGapsSeconds`, the gaps between successive loads (when new rows landed, never how
+ * dense the event times are), oldest first; non-finite or non-positive gaps are ignored.
+ * `currentGapSeconds`: now minus the last load. `recurring` (optional): the gaps the recurring
+ * rule looks at, with the `spanSeconds` they cover (default: the same gaps and their sum), so a
+ * caller holding only its recent loads plus the older long gaps (store/arrival-store.ts) still
+ * knows its nights and weekends.
  *
  * Method, on log gaps (loading delays are multiplicative: a daily load is late by hours, a
  * five-minute one by minutes):
@@ -27,13 +31,14 @@ const RECURRING_MARGIN = 1.25;
  * - upper = the larger of the two; stale when the current gap exceeds it.
  * A table loaded daily (gaps ≈ 24 h) is then stale after about 36 h, never at 23 h; one loaded every
  * 5 minutes is stale after 7.5 minutes of silence and certainly at 1 h.
- * Fewer than 5 gaps: { kind: "insufficient_history" }. Gaps only carry no time of day: a loader
+ * Fewer than 4 gaps (5 loads): { kind: "insufficient_history" }. Gaps only carry no time of day: a loader
  * that pauses every night is not stale at 3 a.m. for the same reason it is not stale at 3 p.m.
  */
 export function freshnessVerdict(
   loadGapsSeconds: readonly number[],
   currentGapSeconds: number,
   sensitivity = DEFAULT_FRESHNESS_SENSITIVITY,
+  recurring?: { gaps: readonly number[]; spanSeconds: number },
 ): FreshnessVerdict {
   const gaps = new Float64Array(loadGapsSeconds.length);
   let count = 0;
@@ -50,10 +55,11 @@ export function freshnessVerdict(
   const center = medianInPlace(logs.slice(), count);
   const spread = Math.max(robustSdInPlace(logs, count), Math.log(MIN_RATIO) / k);
   const core = Math.exp(center + k * spread);
-  const recurringRank = Math.max(2, Math.floor(span / RECURRING_EVERY_SECONDS));
-  const sorted = gaps.subarray(0, count).sort();
-  const recurring = recurringRank <= count ? sorted[count - recurringRank]! * RECURRING_MARGIN : 0;
-  const upper = Math.max(core, recurring);
+  const long = recurring ? recurring.gaps.filter((gap) => Number.isFinite(gap) && gap > 0) : [...gaps.subarray(0, count)];
+  const recurringRank = Math.max(2, Math.floor((recurring ? recurring.spanSeconds : span) / RECURRING_EVERY_SECONDS));
+  long.sort((a, b) => b - a);
+  const onCadence = recurringRank <= long.length ? long[recurringRank - 1]! * RECURRING_MARGIN : 0;
+  const upper = Math.max(core, onCadence);
   const expected = Math.exp(center);
   const current = Math.max(0, currentGapSeconds);
   return { kind: "scored", expected_gap: expected, upper, stale: current > upper, ratio: current / expected };

@@ -5,8 +5,9 @@ import type { InferredTest } from "../infer/types.js";
 import type { SeriesGroup } from "../plan/series-query.js";
 import type { Skip } from "../plan/types.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
-import { observeCadence, observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observation.js";
+import { observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observation.js";
 import { notApplicable, notEvaluated } from "./observe.js";
+import { observeLoads } from "./load-arrivals.js";
 import type { GrainReading, GroupReading, HeldJudgement } from "./series-values.js";
 
 /** Where a check's answer is: its group's reading and grain, or why it was never sent. */
@@ -51,7 +52,7 @@ export function judgeAnomalyCheck(test: InferredTest, located: Located | undefin
   if (reading.error !== null) return none(notEvaluated(reading.error));
   const cadence = reading.cadence;
   if (cadence === null) return none(notEvaluated("no cadence read"));
-  if (test.probe.type === "load_cadence") return none(observeCadence(test, reading.group, cadence));
+  if (test.probe.type === "load_cadence") return none(observeLoads(test, reading.loads));
   const failed = grain?.failed.get(test.key);
   if (failed !== undefined) return none(notEvaluated(failed));
   if (!grain || grain.series === null) {

@@ -4,22 +4,19 @@
 // - volume_anomaly / metric_value_anomaly: rows_affected = anomalous detection buckets,
 //   rows_total = detection buckets that could be scored; the message names the (newest)
 //   anomalous bucket, its value and the expected range; sample_sql selects that bucket's rows.
-// - freshness_anomaly: one fact (rows_total 1): is the gap since the newest row beyond the
-//   table's usual cadence?
+// freshness_anomaly is judged from when rows landed, not from the series (load-arrivals.ts).
 import { excludedStarts } from "../anomaly/exclusions.js";
-import { freshnessVerdict } from "../anomaly/freshness-cadence.js";
 import { scoreSeries } from "../anomaly/score-series.js";
 import type { SeriesKind, SeriesVerdict } from "../anomaly/types.js";
 import { GRAIN_SECONDS } from "../catalog/types.js";
 import type { InferredTest, SeriesSettings } from "../infer/types.js";
-import { gapSeconds, type Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup } from "../plan/series-query.js";
-import { coveredUntil, timeRangeSql } from "../plan/series-time.js";
+import { timeRangeSql } from "../plan/series-time.js";
 import { quoteTable } from "../sql/identifiers.js";
 import { timeSql } from "../sql/value-expr.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
-import { formatCount, formatDuration } from "./format.js";
-import { notApplicable, notEvaluated } from "./observe.js";
+import { formatCount } from "./format.js";
+import { notApplicable } from "./observe.js";
 import { bucketCount, type GrainSeries } from "./series-values.js";
 
 /** check key -> bucket starts (epoch ms) marked expected. */
@@ -160,22 +157,6 @@ export function observeSeries(
   const newest = anomalous.at(-1);
   if (newest) observation.sample_sql = bucketRowsSql(test, group, newest.start, GRAIN_SECONDS[settings.grain]);
   return { observation, flagged };
-}
-
-/** freshness_anomaly from the cadence query: the gap since the newest row against the table's usual gaps. */
-export function observeCadence(test: InferredTest, group: Pick<SeriesGroup, "kind">, cadence: Cadence): CheckObservation {
-  const probe = test.probe;
-  if (probe.type !== "load_cadence") return notEvaluated("not a freshness_anomaly check");
-  const window = formatDuration(probe.window_seconds);
-  if (cadence.newest === null) return { outcome: "measured", rows_affected: 1, rows_total: 1, message: `no rows in the last ${window}` };
-  const gap = Math.max(0, cadence.now - coveredUntil(group.kind, cadence.newest));
-  const verdict = freshnessVerdict(gapSeconds(cadence.gaps), gap, probe.sensitivity);
-  const age = `newest row is ${formatDuration(gap)} old`;
-  if (verdict.kind === "insufficient_history") {
-    return notApplicable(`${verdict.gaps} gaps between rows in the last ${window}, too few to learn the table's cadence (${age})`);
-  }
-  const cadenceText = `rows usually arrive every ${formatDuration(Math.round(verdict.expected_gap))}, stale after ${formatDuration(Math.round(verdict.upper))}`;
-  return { outcome: "measured", rows_affected: verdict.stale ? 1 : 0, rows_total: 1, message: `${age}; ${cadenceText}` };
 }
 
 /** Stored feedback records -> the index scoring takes. */

@@ -5,6 +5,7 @@
 import type { AnomalyGrain } from "../catalog/types.js";
 import type { Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup, SeriesOutput, SeriesSpan } from "../plan/series-query.js";
+import type { LoadView } from "./load-arrivals.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
 
 export interface CheckSeries {
@@ -47,6 +48,8 @@ export interface GroupReading {
    * feedback takes these instead of scoring again.
    */
   held?: Map<string, HeldJudgement>;
+  /** freshness_anomaly: the table's loads as this scan saw them (absent: no history kept) */
+  loads?: LoadView;
 }
 
 export interface HeldJudgement {

@@ -53,7 +53,7 @@ export type Probe =
   | { type: "volume_series"; timestamp: string; settings: SeriesSettings }
   /** a measure's value per time bucket, judged against its own history */
   | { type: "value_series"; timestamp: string; settings: SeriesSettings; measure: SeriesMeasure }
-  /** the gap since the newest `timestamp`, judged against the gaps between its rows over `window_seconds` */
+  /** the time since new rows last landed, judged against the gaps between loads (nights and weekends over `window_seconds`) */
   | { type: "load_cadence"; timestamp: string; window_seconds: number; sensitivity: number };
 
 /** Probes answered by the anomaly series queries (src/plan/series-query.ts), not by the one-pass table query. */

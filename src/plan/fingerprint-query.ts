@@ -28,6 +28,17 @@ export interface TableFingerprints {
   engines: Map<string, string>;
   /** the server's clock (unix seconds) when it answered; null when no table was found */
   serverNow: number | null;
+  /** "database.table" -> rows of its active parts and their newest modification time (freshness_anomaly's loads) */
+  parts: Map<string, TableParts>;
+}
+
+/** A MergeTree table's active parts as freshness_anomaly sees them (evaluate/load-arrivals.ts). */
+export interface TableParts {
+  rows: number;
+  /** the table's fingerprint: changes with any insert, merge, mutation or drop */
+  fingerprint: string;
+  /** newest modification time of an active part, unix seconds */
+  modified: number;
 }
 
 /** Engines that keep their data in immutable parts listed by system.parts. */
@@ -74,7 +85,7 @@ export function fingerprintQuery(tables: readonly string[]): string {
 }
 
 export function fingerprintsFromRows(rows: readonly FingerprintRow[]): TableFingerprints {
-  const out: TableFingerprints = { tables: new Map(), engines: new Map(), serverNow: null };
+  const out: TableFingerprints = { tables: new Map(), engines: new Map(), serverNow: null, parts: new Map() };
   for (const row of rows) {
     const qualified = `${String(row.database)}.${String(row.table)}`;
     const engine = String(row.engine);
@@ -83,7 +94,11 @@ export function fingerprintsFromRows(rows: readonly FingerprintRow[]): TableFing
     if (Number.isFinite(now)) out.serverNow = now;
     if (!hasParts(engine)) continue;
     const fields = [engine, row.metadata_modified, row.parts, row.rows, row.bytes, row.modified, row.data_version, row.names];
-    out.tables.set(qualified, fields.map(String).join(":"));
+    const fingerprint = fields.map(String).join(":");
+    out.tables.set(qualified, fingerprint);
+    const rows = Number(row.rows);
+    const modified = Number(row.modified);
+    if (Number.isFinite(rows) && Number.isFinite(modified)) out.parts.set(qualified, { rows, fingerprint, modified });
   }
   return out;
 }

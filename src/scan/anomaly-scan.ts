@@ -10,6 +10,8 @@ import type { WarehouseSchema } from "../plan/types.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { rejudgeGroup, type SeriesCache } from "../read-model/series-cache.js";
 import { judgeGroup, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";
+import { seeLoads, type LoadChange, type LoadHistory } from "../evaluate/load-arrivals.js";
+import type { TableParts } from "../plan/fingerprint-query.js";
 import { judgeReading, readAnomalySeries, type ReadOptions } from "./anomaly-series.js";
 
 export interface AnomalyScanInput {
@@ -25,6 +27,19 @@ export interface AnomalyScanInput {
   fingerprints?: (datasource: string, table: string) => string | null;
   /** the clock for judging held readings again, unix seconds (default: this process's) */
   now?: number;
+  /**
+   * freshness_anomaly: each series' loads as the store kept them (by group id), the MergeTree
+   * tables' active parts as this scan read them, and the clock loads are seen at (unix seconds;
+   * default: the warehouse server's, from the cadence query). Absent: no history is kept (a
+   * one-off CLI scan) and the rule says it is learning.
+   */
+  loads?: {
+    histories: ReadonlyMap<string, LoadHistory>;
+    partsOf?: (datasource: string, table: string) => TableParts | null;
+    clock?: () => number;
+    /** the clock of the scan that saw them last (a load not dated by its parts landed since) */
+    previousScan?: number;
+  };
 }
 
 export interface AnomalyScanOutcome {
@@ -37,6 +52,8 @@ export interface AnomalyScanOutcome {
   queries: number;
   /** groups judged again from held readings instead of read */
   reused: number;
+  /** freshness_anomaly: what changed in each series' loads (by group id), for the store */
+  loads: Map<string, LoadChange>;
 }
 
 const NO_FEEDBACK: FeedbackIndex = new Map();
@@ -60,7 +77,20 @@ export async function readAnomaliesFor(
   // Each group is judged as soon as its series are in, while the other groups' queries run.
   const feedback = options.anomalies?.feedback ?? NO_FEEDBACK;
   const judgements = new Map<string, AnomalyJudgement>();
-  const onGroup = (group: GroupReading) => judgeGroup(group, feedback, judgements);
+  const loads = options.anomalies?.loads;
+  const changes = new Map<string, LoadChange>();
+  const onGroup = (group: GroupReading) => {
+    // Seen before judging: this scan's load counts for its own verdict.
+    if (loads && group.group.cadenceTests.length > 0 && group.error === null && group.cadence !== null) {
+      const { datasource, table, id } = group.group;
+      const signal = { newest: group.cadence.newest, parts: loads.partsOf?.(datasource, table) ?? null };
+      const at = loads.clock?.() ?? group.cadence.now;
+      const seen = seeLoads(id, loads.histories.get(id), signal, at, loads.previousScan ?? null);
+      if (seen.change) changes.set(id, seen.change);
+      group.loads = { history: seen.history, now: at };
+    }
+    judgeGroup(group, feedback, judgements);
+  };
   const reading = await readAnomalySeries(tests, schema, warehouses, { ...options, reuse, fingerprintOf, onGroup });
   const seconds = (performance.now() - started) / 1000;
   let judged: Awaited<ReturnType<typeof judgeReading>> | null = null;
@@ -79,6 +109,7 @@ export async function readAnomaliesFor(
         judged: judged?.judged ?? [],
         queries: reading.queries,
         reused: reading.reused,
+        loads: changes,
       };
     },
   };

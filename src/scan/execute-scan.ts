@@ -198,12 +198,17 @@ export async function executeScan(
     warehouses,
     options,
   );
+  // freshness_anomaly's loads: MergeTree parts from the incremental scan's fingerprints (no
+  // query of their own: without SCAN_INCREMENTAL only the newest row tells a load).
+  const loads = options.anomalies?.loads;
+  const partsOf = incremental?.partsOf;
   // Anomaly series: queries of their own (planScan leaves their checks out), judged below. On an
   // incremental scan, a table whose fingerprint is the held series' is judged again, not read.
   const anomalies = await readAnomaliesFor(tests, schema, warehouses, {
     ...options,
     anomalies: {
       ...options.anomalies,
+      ...(loads ? { loads: { ...loads, ...(partsOf ? { partsOf } : {}) } } : {}),
       ...(incremental
         ? { fingerprints: incremental.fingerprintOf, ...(incremental.serverNow !== null ? { now: incremental.serverNow } : {}) }
         : {}),

@@ -5,14 +5,19 @@
 import type { CheckObservation } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { fingerprintQuery, fingerprintsFromRows, type FingerprintRow } from "../plan/fingerprint-query.js";
+import {
+  fingerprintQuery,
+  fingerprintsFromRows,
+  type FingerprintRow,
+  type TableFingerprints,
+  type TableParts,
+} from "../plan/fingerprint-query.js";
 import {
   createReuseDecider,
   identifyCheck,
   passRecords,
   tablesToFingerprint,
   type CheckPass,
-  type DatasourceFingerprints,
   type Identified,
   type PreviousCheck,
 } from "../evaluate/reuse.js";
@@ -45,6 +50,8 @@ export interface Incremental {
   read: InferredTest[];
   /** a table's fingerprint as read at the start of this scan (null: none), for the anomaly series' reuse */
   fingerprintOf: (datasource: string, table: string) => string | null;
+  /** a MergeTree table's active parts as read at the start of this scan (null: none), for freshness_anomaly's loads */
+  partsOf: (datasource: string, table: string) => TableParts | null;
   /** the server's clock when the fingerprints were read (unix seconds), if any were */
   serverNow: number | null;
   summary: IncrementalSummary;
@@ -114,7 +121,7 @@ export async function startIncremental(
   options: { scanId: string; signal?: AbortSignal },
 ): Promise<Incremental> {
   const { distinct, byKey: identities } = await identitiesFor(tests, schema, input.cache);
-  const fingerprints = new Map<string, DatasourceFingerprints>();
+  const fingerprints = new Map<string, TableFingerprints>();
   let alwaysRead = 0;
   for (const [datasource, tables] of tablesToFingerprint(identities)) {
     const warehouse = warehouses.get(datasource);
@@ -132,6 +139,7 @@ export async function startIncremental(
   return {
     read: decision.read,
     fingerprintOf: (datasource, table) => fingerprints.get(datasource)?.tables.get(table) ?? null,
+    partsOf: (datasource, table) => fingerprints.get(datasource)?.parts.get(table) ?? null,
     serverNow,
     summary: { ...decision.counts, tables_fingerprinted: fingerprinted, tables_always_read: alwaysRead },
     finish(observations) {

@@ -4,6 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, unavailable } from "../errors/app-error.js";
 import { feedbackIndex } from "../evaluate/anomaly-observation.js";
+import { applyLoadChange, type LoadHistory } from "../evaluate/load-arrivals.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
@@ -49,6 +50,11 @@ export interface ScanServiceOptions {
   owner?: ScanOwner;
   /** where a succeeded scan leaves its anomaly series for the read path (GET /v1/reliability/anomalies) */
   seriesCache?: SeriesCache;
+  /**
+   * The clock freshness_anomaly sees loads at, unix seconds (default: the warehouse server's).
+   * Tests set it to play days of loads in minutes.
+   */
+  loadClock?: () => number;
 }
 
 type Finished = { scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> };
@@ -111,6 +117,21 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     return cache;
   }
 
+  /** freshness_anomaly's loads as of the newest succeeded scan this replica knows (read again when another scanned) */
+  let knownLoads: { scanId: string | null; histories: Map<string, LoadHistory>; clock: number | null } | null = null;
+  const loadClock = options.loadClock ?? (() => Math.floor(Date.now() / 1000));
+
+  async function loadHistories(snapshot: CatalogSnapshot): Promise<typeof knownLoads> {
+    if (!snapshot.tests.some((t) => t.probe.type === "load_cadence")) return null;
+    const newest = await store.newestSucceededScan();
+    if (knownLoads?.scanId !== (newest?.scan_id ?? null)) {
+      // Another replica (or a previous process) scanned last: its start bounds when a load landed.
+      const clock = options.loadClock || !newest ? null : Math.floor(newest.started_at.getTime() / 1000);
+      knownLoads = { scanId: newest?.scan_id ?? null, histories: await store.readLoads(), clock };
+    }
+    return knownLoads;
+  }
+
   /** This replica's last pass, or the store's when another replica (or a previous process) scanned since. */
   async function previousPass(): Promise<Map<string, PreviousCheck>> {
     const newest = (await store.newestSucceededScan())?.scan_id ?? null;
@@ -138,13 +159,28 @@ export function createScanService(options: ScanServiceOptions): ScanService {
       const previous = options.incremental ? await previousPass() : null;
       // Buckets people marked "expected" go back into training and never alert.
       const feedback = feedbackIndex(await store.anomalyFeedback());
+      const known = await loadHistories(snapshot);
+      const histories = known?.histories ?? null;
+      const scanClock = loadClock();
       const outcome = await executeScan(snapshot, options.warehouses, {
         scanId: record.scan_id,
         concurrency: options.concurrency,
         maxQuerySize: options.maxQuerySize,
         signal: abort.signal,
         onQuery: (seconds) => metrics.observeWarehouseQuery(seconds),
-        anomalies: { feedback, ...(options.seriesCache ? { cache: options.seriesCache } : {}) },
+        anomalies: {
+          feedback,
+          ...(options.seriesCache ? { cache: options.seriesCache } : {}),
+          ...(known
+            ? {
+                loads: {
+                  histories: known.histories,
+                  ...(options.loadClock ? { clock: options.loadClock } : {}),
+                  ...(known.clock !== null ? { previousScan: known.clock } : {}),
+                },
+              }
+            : {}),
+        },
         ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
       });
       // Failing tests by root table: the store opens, extends or resolves incidents with them.
@@ -161,7 +197,13 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         ...(outcome.passes ? { passes: outcome.passes } : {}),
         ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
         problems,
+        ...(outcome.anomalies.loads.size > 0 ? { loads: outcome.anomalies.loads } : {}),
       });
+      // The store now holds this scan's loads: so does this replica, without reading them back.
+      if (histories && knownLoads && scan.results_written !== false) {
+        for (const [series, change] of outcome.anomalies.loads) histories.set(series, applyLoadChange(histories.get(series), change));
+        knownLoads = { scanId: scan.scan_id, histories, clock: scanClock };
+      } else knownLoads = null;
       options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);
       // What the store now holds, unless a later-started scan had already written newer results.
       lastPass =

@@ -3,6 +3,7 @@
 // current statuses that changed, the scan row.
 import { writeAnomalyBuckets } from "./anomaly-store.js";
 import { notifyChange } from "./change-feed.js";
+import { writeLoads } from "./arrival-store.js";
 import { checkId } from "./check-id.js";
 import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
@@ -152,6 +153,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
     await writeAnomalyBuckets(sql, scan, finishedAt);
     // Under the lock: the open incidents read here are the newest, and no other scan changes them.
     if (scan.problems) incidents = await updateIncidents(sql, scan.problems, scan.scan_id, finishedAt);
+    await writeLoads(sql, scan.loads, finishedAt);
   }
   const { total, passing, failing, warning } = scan.summary;
   const [row] = (

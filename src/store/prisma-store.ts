@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import { insertAnomalyFeedback, readAnomalyBuckets, readAnomalyFeedback } from "./anomaly-store.js";
 import { readPasses } from "./check-passes.js";
 import { openChangeFeed, SESSION_LOCK_CLASS, type ChangeFeed, type ChangeHandlers } from "./change-feed.js";
+import { readLoads } from "./arrival-store.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { completeScanIn } from "./complete-scan.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
@@ -268,6 +269,10 @@ class PrismaStore implements Store {
 
   anomalyBuckets(checkKeys: readonly string[]) {
     return guard("anomalyBuckets", () => this.read((sql) => readAnomalyBuckets(sql, checkKeys)));
+  }
+
+  readLoads() {
+    return guard("readLoads", () => this.read(readLoads));
   }
 
   claimRun(name: string, fireTime: Date): Promise<boolean> {

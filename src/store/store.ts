@@ -8,6 +8,7 @@ import type { ChangeFeed, ChangeHandlers } from "./change-feed.js";
 import type { Incident, TableProblem } from "../incidents/types.js";
 
 export type { ChangeFeed, ChangeHandlers, StoreChange, StoreChangeKind } from "./change-feed.js";
+import type { LoadChange, LoadHistory } from "../evaluate/load-arrivals.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -113,6 +114,8 @@ export interface FinishedScan {
   unchanged?: ReadonlySet<string>;
   /** what fails per root table (src/incidents): open incidents are opened, extended or resolved against it. Absent: incidents untouched */
   problems?: readonly TableProblem[];
+  /** freshness_anomaly: what changed in each series' loads (by series id); absent: nothing */
+  loads?: ReadonlyMap<string, LoadChange>;
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
@@ -209,6 +212,8 @@ export interface Store {
   addAnomalyFeedback(feedback: Omit<AnomalyFeedbackRecord, "created_at" | "expected">): Promise<AnomalyFeedbackRecord>;
   /** The buckets these checks ever flagged (active or not), oldest first. */
   anomalyBuckets(checkKeys: readonly string[]): Promise<StoredAnomalyBucket[]>;
+  /** freshness_anomaly: every series' last sighting and the loads kept, by series id (evaluate/load-arrivals.ts). */
+  readLoads(): Promise<Map<string, LoadHistory>>;
   /** Cron election: true for exactly one caller per (name, fireTime). */
   claimRun(name: string, fireTime: Date): Promise<boolean>;
   /**

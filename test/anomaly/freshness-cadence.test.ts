@@ -35,9 +35,21 @@ describe("freshnessVerdict", () => {
     expect(freshnessVerdict(gaps, 4 * DAY)).toMatchObject({ stale: true });
   });
 
-  it("is insufficient_history with fewer than 5 usable gaps, ignoring non-positive and non-finite ones", () => {
+  it("is insufficient_history with fewer than 4 usable gaps (5 loads), ignoring non-positive and non-finite ones", () => {
     expect(freshnessVerdict([], 10)).toEqual({ kind: "insufficient_history", gaps: 0 });
-    expect(freshnessVerdict([60, 60, 0, -5, Number.NaN, 60, 60], 10)).toEqual({ kind: "insufficient_history", gaps: 4 });
+    expect(freshnessVerdict([60, 60, 0, -5, Number.NaN, 60], 10)).toEqual({ kind: "insufficient_history", gaps: 3 });
+    expect(freshnessVerdict([60, 60, 0, -5, Number.NaN, 60, 60], 10)).toMatchObject({ kind: "scored", stale: false });
+  });
+
+  it("takes the recurring long gaps from their own list when the recent gaps hold none", () => {
+    // The last 200 loads of a 5-minute loader hold no night; the older long gaps (11 h nights over
+    // two weeks) are passed beside them: a 10-hour silence is then on cadence, 3 days is not.
+    const recent = new Array<number>(200).fill(300);
+    expect(freshnessVerdict(recent, 10 * HOUR)).toMatchObject({ stale: true });
+    const nights = new Array<number>(14).fill(11 * HOUR);
+    const recurring = { gaps: [...nights, ...recent], spanSeconds: 14 * DAY };
+    expect(freshnessVerdict(recent, 10 * HOUR, undefined, recurring)).toMatchObject({ stale: false });
+    expect(freshnessVerdict(recent, 3 * DAY, undefined, recurring)).toMatchObject({ stale: true });
   });
 
   it("handles perfectly regular loads (MAD = 0) with a 1.5x tolerance", () => {

@@ -102,7 +102,7 @@ describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => 
       all_sales: "degraded",
       eu_orders: "healthy",
       daily_loads: "healthy",
-      stream_events: "degraded",
+      stream_events: "healthy",
       young_events: "healthy",
       not_watched: "healthy",
     });
@@ -111,13 +111,14 @@ describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => 
     expect(snapshot.tests.filter((t) => t.metric === "not_watched" && t.rule.endsWith("_anomaly"))).toEqual([]);
   });
 
-  it("freshness_anomaly: a 5-minute stream silent for an hour is stale; a daily load 23 hours old is not", () => {
-    const stream = result("stream_events", "freshness_anomaly");
-    expect(counts(stream)).toEqual(["failing", 1, 1]);
-    expect(stream.message).toMatch(/^newest row is 1h( \d+m)? old; rows usually arrive every 5m, stale after /);
-    const daily = result("daily_loads", "freshness_anomaly");
-    expect(counts(daily)).toEqual(["passing", 0, 1]);
-    expect(daily.message).toMatch(/^newest row is 23h( \d+m)? old; rows usually arrive every 1d, stale after 1d/);
+  it("freshness_anomaly: one scan has seen no load, so it learns, whatever the event times say", () => {
+    // A stream with an event every 5 minutes, silent for an hour, and a daily load 23 hours old:
+    // when rows landed is not in their event times (test/scan/load-arrivals.test.ts plays loads).
+    for (const metric of ["stream_events", "daily_loads"]) {
+      const fresh = result(metric, "freshness_anomaly");
+      expect(counts(fresh)).toEqual(["passing", 0, 0]);
+      expect(fresh.message).toBe("not applicable: learning the load cadence, 0 of 5 loads seen");
+    }
     expect(counts(result("stream_events", "volume_anomaly"))).toEqual(["passing", 0, 2]);
   });
 

@@ -9,7 +9,6 @@ import {
   bucketRowsSql,
   feedbackIndex,
   formatValue,
-  observeCadence,
   observeSeries,
   scoreCheck,
   seriesKind,
@@ -147,29 +146,6 @@ describe("anomaly observations", () => {
     });
   });
 
-  it("freshness_anomaly: the gap since the newest row against the gaps between rows", () => {
-    const now = 100 * DAY;
-    const every5 = { now, rows: 1000, newest: now - 3600, oldest: now - 30 * DAY, gaps: [[5, 900]] as [number, number][] };
-    expect(observeCadence(freshness, { kind: "datetime" }, every5)).toEqual({
-      outcome: "measured",
-      rows_affected: 1,
-      rows_total: 1,
-      message: "newest row is 1h old; rows usually arrive every 5m, stale after 7m 30s",
-    });
-    const daily = { now, rows: 60, newest: now - 23 * 3600, oldest: now - 60 * DAY, gaps: [[1440, 59]] as [number, number][] };
-    expect(observeCadence(freshness, { kind: "datetime" }, daily)).toMatchObject({ rows_affected: 0, rows_total: 1 });
-    // A Date covers its whole day: yesterday's date at 10:00 today is 10 hours old.
-    const dates = { ...daily, newest: now - DAY, gaps: [[1440, 59]] as [number, number][] };
-    expect(observeCadence(freshness, { kind: "date" }, { ...dates, now: now + 10 * 3600 }).message).toMatch(/^newest row is 10h old;/);
-    expect(observeCadence(freshness, { kind: "datetime" }, { ...daily, rows: 0, newest: null })).toEqual({
-      outcome: "measured",
-      rows_affected: 1,
-      rows_total: 1,
-      message: "no rows in the last 40d",
-    });
-    expect(observeCadence(freshness, { kind: "datetime" }, { ...daily, gaps: [[1440, 2]] }).outcome).toBe("not_applicable");
-  });
-
   it("bucket rows of a Date column compare with dates", () => {
     expect(bucketRowsSql(volume, { timestamp: "day", kind: "date" }, 2 * DAY * 1000, DAY)).toBe(
       "SELECT * FROM `shop`.`orders` WHERE (status = 'completed') AND `day` >= toDate('1970-01-03') AND `day` < toDate('1970-01-04') ORDER BY `day` LIMIT 10",
@@ -197,6 +173,14 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
     cadence: { now: 50 * DAY + 60, rows: 4000, newest: 50 * DAY, oldest: 0, gaps: [[15, 4000]] as [number, number][] },
     error: null,
     grains: [{ grain: "day" as const, series, failed: new Map<string, string>() }],
+    // Loads seen hourly, the last one 20 minutes ago (see test/evaluate/load-arrivals.test.ts).
+    loads: {
+      now: 50 * DAY + 60,
+      history: {
+        state: { series: "g", first_seen: 0, newest: 50 * DAY, rows: null, parts: null, loads: 10, last_load: 50 * DAY - 1140 },
+        arrivals: Array.from({ length: 10 }, (_, i) => ({ at: 50 * DAY - 1140 - (9 - i) * 3600, gap: i === 0 ? null : 3600, slack: 0 })),
+      },
+    },
   };
 
   it("scores the check's own window (training + detection), oldest first", () => {
@@ -239,10 +223,16 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
     const judged = judgeAnomalyCheck(volume, located.get(volume.key), new Map());
     expect(judged).toMatchObject({ judged: true, observation: { outcome: "measured", rows_affected: 1, rows_total: 2 } });
     expect(judged.flagged).toHaveLength(1);
-    expect(judgeAnomalyCheck(freshness, located.get(freshness.key), new Map()).observation).toMatchObject({
+    expect(judgeAnomalyCheck(freshness, located.get(freshness.key), new Map()).observation).toEqual({
       outcome: "measured",
       rows_affected: 0,
+      rows_total: 1,
+      message: "last load seen 20m ago; loads usually land every 1h, stale after 1h 30m",
     });
+    // Without a kept history (a one-off scan) the rule learns, never guesses from event times.
+    expect(judgeAnomalyCheck(freshness, { reading: { ...reading, loads: undefined }, grain: null }, new Map()).observation.message).toBe(
+      "not applicable: learning the load cadence, 0 of 5 loads seen",
+    );
     expect(judgeAnomalyCheck({ key: "skipped" } as InferredTest, located.get("skipped"), new Map()).observation).toEqual({
       outcome: "not_applicable",
       rows_affected: 0,

@@ -231,6 +231,9 @@ describe("fingerprints", () => {
     expect(read.tables.get("shop.orders")).toBe("MergeTree:100:2:10:900:200:3:1234");
     expect(read.engines.get("shop.v")).toBe("View");
     expect(read.serverNow).toBe(5000);
+    // freshness_anomaly's loads: the active parts' rows and newest modification time, MergeTree only.
+    expect(read.parts.get("shop.orders")).toEqual({ rows: 10, fingerprint: "MergeTree:100:2:10:900:200:3:1234", modified: 200 });
+    expect(read.parts.has("shop.v")).toBe(false);
     expect(fingerprintsFromRows([]).serverNow).toBeNull();
   });
 });

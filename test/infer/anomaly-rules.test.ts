@@ -99,8 +99,8 @@ describe("anomaly rules", () => {
   it("freshness_anomaly: unfiltered, only without a declared freshness", () => {
     const [fresh] = anomalyTests().filter((t) => t.rule === "freshness_anomaly");
     expect(fresh).toMatchObject({
-      name: "newest created_at is within the table's usual loading gap",
-      check: "now() - max(created_at) within the gaps between its rows over 8w, sensitivity 4",
+      name: "new rows land within the table's usual loading gap",
+      check: "time since the last load (newer created_at or more rows) within the gaps between loads over 8w, sensitivity 4",
       filter: null,
       filter_columns: [],
       probe: { type: "load_cadence", timestamp: "created_at", window_seconds: 56 * 86_400, sensitivity: 4 },

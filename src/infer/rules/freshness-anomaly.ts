@@ -1,7 +1,8 @@
 // Prevents: a stalled pipeline going unnoticed on a table whose metrics declare no `freshness`.
-// The gap since the newest row is judged against the table's own cadence (the gaps between
-// its rows over the training window): a table loaded daily is not stale at 23 h, one loaded
-// every 5 minutes is stale at 1 h. Like `freshness`, a property of the table: unfiltered.
+// The time since new rows last landed is judged against the gaps between the loads the daemon
+// saw (evaluate/load-arrivals.ts; never the event times' gaps): a table loaded daily is not
+// stale at 23 h, one loaded every 5 minutes is stale at 1 h. Like `freshness`, a property of
+// the table: unfiltered.
 import type { MetricIR } from "../../compile/ir.js";
 import { GRAIN_SECONDS } from "../../catalog/types.js";
 import { anomalySeverity, seriesSettings } from "../anomaly-checks.js";
@@ -17,13 +18,13 @@ export function freshnessAnomaly(ir: MetricIR): InferredTest[] {
   // A declared freshness says how stale is too stale; the learnt cadence would only second-guess it.
   const sensitivity = ir.anomalies?.freshness_sensitivity;
   if (settings === null || table === null || timestamp === null || ir.freshness_seconds !== null || sensitivity === undefined) return [];
-  // The cadence depends on the history's span and the sensitivity only: not on grain or detection.
+  // The window bounds the recurring long gaps (nights, weekends); grain and detection play no part.
   const windowSeconds = settings.training_buckets * GRAIN_SECONDS[settings.grain];
   return [
     makeTest(ir, {
       rule: "freshness_anomaly",
-      name: `newest ${timestamp} is within the table's usual loading gap`,
-      check: `now() - max(${timestamp}) within the gaps between its rows over ${formatSeconds(windowSeconds)}, sensitivity ${sensitivity}`,
+      name: "new rows land within the table's usual loading gap",
+      check: `time since the last load (newer ${timestamp} or more rows) within the gaps between loads over ${formatSeconds(windowSeconds)}, sensitivity ${sensitivity}`,
       severity: anomalySeverity(ir),
       confidence: "medium",
       table,
