@@ -37,8 +37,9 @@ const MIN_ERRORS: Record<Grain, number> = { hour: 48, day: 7 };
  * Memory of the recent error level, in buckets (an exponential average of squared standardized
  * errors): residuals come in bursts (volatility clustering), and while the recent errors are
  * louder than the window's by more than chance gives, the band widens by the excess (as a GARCH
- * variance would), so a noisy spell is not a string of alarms. A flagged bucket counts capped at
- * the band's edge, so an incident widens the band after it a little (its repeats are one alarm).
+ * variance would), so a noisy spell is not a string of alarms. The first flagged bucket of a run
+ * counts capped at the band's edge (the spell it starts is one alarm, not several); the rest of
+ * the run does not, so an outage stays flagged however long it lasts.
  */
 const VOLATILITY_MEMORY: Record<Grain, number> = { hour: 12, day: 5 };
 /** Seasonality under auto is chosen from at most this many training windows of history. */
@@ -193,7 +194,7 @@ export class SeriesRun {
       this.usable[i] = flagged ? 0 : 1;
       // A flagged bucket's error counts capped at the band's edge (a range-flagged one is inside it).
       const capped = byRange ? value : side > 0 ? verdict.upper : verdict.lower;
-      this.recordError(i, flagged ? capped : value, expected);
+      this.recordError(i, flagged ? capped : value, expected, flagged && buckets[i - 1]?.anomalous === true);
       this.advanceLevel(i, !flagged);
       // A feedback bucket joins a run only beyond the full band, as before the pair rule: two
       // moderate buckets, one marked expected, do not confirm a level shift.
@@ -342,7 +343,8 @@ export class SeriesRun {
     return length >= MIN_ERRORS[settings.grain] ? errorScale(sample, this.scratch, this.scale ?? undefined) : null;
   }
 
-  private recordError(i: number, value: number, expected: number): void {
+  /** `inRun`: a flagged bucket after a flagged one counts at most at chance's edge of the recent level. */
+  private recordError(i: number, value: number, expected: number, inRun = false): void {
     const { band } = this.input;
     const g = band.relative ? Math.abs(expected) : 1;
     this.error[i] = value - expected;
@@ -350,7 +352,8 @@ export class SeriesRun {
     this.errorPoisson[i] = band.poisson ? Math.max(expected, 1) : 0;
     if (this.scale === null || !Number.isFinite(this.recentZ2)) return;
     const lambda = 1 - 1 / VOLATILITY_MEMORY[this.input.settings.grain];
-    this.recentZ2 = lambda * this.recentZ2 + (1 - lambda) * this.cappedZ2(i, this.scale);
+    const z2 = this.cappedZ2(i, this.scale);
+    this.recentZ2 = lambda * this.recentZ2 + (1 - lambda) * (inRun ? Math.min(z2, this.longZ2 * this.chanceExcess) : z2);
   }
 
   /** Squared standardized error of bucket i, capped at the band's edge (an incident cannot widen it much). */
