@@ -8,7 +8,7 @@ import type { AnomalySettings, Grain } from "./types.js";
  * buckets in a row are flagged against a band 0.7 times as wide: pair-rule.ts).
  * docs/anomaly-eval.md measures the recall / false-alarm trade-off around these values.
  */
-export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 3.75, day: 2.5 };
+export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 4, day: 2.9 };
 /** Default sensitivity of freshnessVerdict (robust deviations of the log gaps). */
 export const DEFAULT_FRESHNESS_SENSITIVITY = 4;
 

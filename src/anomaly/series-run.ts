@@ -231,7 +231,11 @@ export class SeriesRun {
       };
       const previous = this.fit;
       this.fit = fitBaseline(window, this.wanted, this.workspace);
-      if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
+      // A new seasonal term (the weekday effect, once the history shows it) restarts the level
+      // from the last cycle under the new profile: the old level had absorbed the missing term.
+      if (previous !== null && this.smoother.initialized && previous.mode !== this.fit.mode)
+        this.smoother.start(this.levelAt(i, this.fit), this.fit.slope);
+      else if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
       this.fittedAt = i;
       this.scale = this.currentScale(i);
       this.refreshVolatility(i);
