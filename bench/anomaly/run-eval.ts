@@ -17,7 +17,7 @@ import {
 } from "./generate.js";
 import { findNabDir } from "./nab.js";
 import { oracleFlags } from "./oracle.js";
-import { loadReal, printReal } from "./real-eval.js";
+import { loadReal, printLeaveOneFamilyOut, printReal } from "./real-eval.js";
 import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries, type Tally } from "./score-metrics.js";
 import { printSpeed } from "./speed.js";
 import { zScoreFlags } from "./z-score.js";
@@ -135,7 +135,11 @@ function main(): number {
     );
     out();
     realMet = false;
-  } else realMet = printReal(out, table, nabDir, loadReal(nabDir), options.markdown);
+  } else {
+    const data = loadReal(nabDir);
+    realMet = printReal(out, table, nabDir, data, options.markdown);
+    if (options.sweep) printLeaveOneFamilyOut(out, table, data, options.markdown);
+  }
   if (options.realOnly) return 0;
   const overrides = options.sensitivity === null ? {} : { hour: options.sensitivity, day: options.sensitivity };
   const { tallies, familyTallies, time, buckets } = evaluate(options.series, overrides, options.generate);

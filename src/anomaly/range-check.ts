@@ -58,7 +58,7 @@ export class RangeCheck {
     const sd = Math.sqrt(variance);
     const centre = mean + this.shift;
     const poisson = counts ? Math.max(centre, 1) : 0;
-    const skew = counts ? ((Math.max(0, k * k - 1) / 6) * Math.min(1, poisson / variance)) : 0;
+    const skew = counts ? (Math.max(0, k * k - 1) / 6) * Math.min(1, poisson / variance) : 0;
     this.upper = centre + k * sd + skew;
     this.lower = centre - k * sd;
     return value > this.upper ? 1 : value < this.lower ? -1 : 0;
