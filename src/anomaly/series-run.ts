@@ -92,6 +92,7 @@ export class SeriesRun {
 
   private readonly innerModel: BandModel;
   private wanted: SeasonMode;
+  private chosenAt = -Infinity;
   private readonly range: RangeCheck;
   /** The scale a bucket is judged with: this.scale widened for few errors and a noisy spell. */
   private readonly judged: ErrorScale = { phi: 0, tail: 1 };
@@ -219,7 +220,12 @@ export class SeriesRun {
     const every = this.fit !== null && this.fit.mode !== this.wanted ? (settings.grain === "hour" ? 24 : 1) : REFIT_EVERY[settings.grain];
     if (this.dirty || this.fit === null || i - this.fittedAt >= every) {
       const from = Math.max(0, i - settings.training_buckets);
-      if (this.input.wanted === "auto") this.wanted = this.chooseAt(i);
+      // The choice is made at most once a refit cycle (retries while the window cannot support it
+      // come every bucket daily: the test reads up to four windows of history).
+      if (this.input.wanted === "auto" && i - this.chosenAt >= REFIT_EVERY[settings.grain]) {
+        this.wanted = this.chooseAt(i);
+        this.chosenAt = i;
+      }
       const window = {
         y: this.yAdjusted,
         usable: this.usable,
