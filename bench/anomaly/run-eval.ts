@@ -129,7 +129,7 @@ function main(): number {
   out(`# Anomaly detection: production scoreSeries vs an Elementary-style z-score`);
   out();
   const nabDir = findNabDir(options.nab);
-  let realMet = true;
+  let realMet: boolean;
   if (nabDir === null) {
     out(
       `Real labelled series: not found (${options.nab ?? "../shared/data/nab-dev from the repository root, or /work/shared/data/nab-dev"}); pass --nab DIR or set NAB_DIR. Only generated series are scored.`,
