@@ -8,7 +8,7 @@ import type { AnomalySettings, Grain } from "./types.js";
  * buckets in a row are flagged against a band 0.7 times as wide: pair-rule.ts).
  * docs/anomaly-eval.md measures the recall / false-alarm trade-off around these values.
  */
-export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 3.25, day: 2.9 };
+export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 4, day: 2.9 };
 /** Default sensitivity of freshnessVerdict (robust deviations of the log gaps). */
 export const DEFAULT_FRESHNESS_SENSITIVITY = 4;
 
@@ -34,7 +34,7 @@ export function defaultAnomalySettings(grain: Grain): Required<AnomalySettings> 
         detection_buckets: 7,
         sensitivity: DEFAULT_SENSITIVITY.day,
         seasonality: "auto",
-        min_history: 21,
+        min_history: 7,
         relearn_buckets: 4,
       };
 }

@@ -1,6 +1,5 @@
 // scoreSeries: every bucket of a series against the trailing window before it, oldest first.
-import { calendarOf, type Calendar } from "./calendar.js";
-import { chooseSeasonality } from "./choose-seasonality.js";
+import { calendarOf } from "./calendar.js";
 import { resolveSettings } from "./defaults.js";
 import type { BandModel } from "./score-bucket.js";
 import type { SeasonMode } from "./seasonal-baseline.js";
@@ -49,20 +48,15 @@ export function scoreSeries(input: SeriesInput, settings: AnomalySettings, kind:
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) y[i] = Number.isFinite(values[i]!) ? toFitSpace(space, values[i]!) : Number.NaN;
   const calendar = calendarOf(starts, cfg.grain);
-  const wanted = resolveSeasonality(cfg.seasonality, cfg.grain, y, calendar, cfg.training_buckets);
+  const wanted = resolveSeasonality(cfg.seasonality, cfg.grain);
   const band: BandModel = { relative: space.log, poisson: space.counts, sensitivity: cfg.sensitivity };
   const run = new SeriesRun({ n, y, values, starts, calendar, space, band, wanted, settings: cfg, feedback: input.expected_starts });
   return run.score();
 }
 
-function resolveSeasonality(
-  wanted: AnomalySettings["seasonality"],
-  grain: Grain,
-  y: Float64Array,
-  calendar: Calendar,
-  training: number,
-): SeasonMode {
-  if (wanted === "auto") return chooseSeasonality(y, calendar, grain, training).chosen;
+/** auto stays auto: the run chooses from the history before each refit (series-run.ts). */
+function resolveSeasonality(wanted: AnomalySettings["seasonality"], grain: Grain): SeasonMode | "auto" {
+  if (wanted === "auto") return "auto";
   return grain === "day" && wanted === "daily" ? "none" : wanted;
 }
 

@@ -5,6 +5,9 @@ import { resistantLine, resistantSlope } from "./resistant-line.js";
 import { medianInPlace } from "./select.js";
 import type { Grain } from "./types.js";
 
+/** Usable daily buckets a window needs before a trend is fitted through it. */
+const MIN_TREND_DAYS = 21;
+
 export type SeasonMode = "none" | "daily" | "weekly";
 
 export interface BaselineFit {
@@ -140,7 +143,9 @@ export function fitBaseline(window: FitWindow, wanted: SeasonMode, ws: Workspace
       a[k] = j;
       ws.b[k] = y[j]! - seasonOf(fit, calendar, j);
     }
-    fit.slope = resistantSlope(a, ws.b, count, ws.c);
+    // A trend only where three weeks support it: through two weeks of days one odd day (a partial
+    // first day) tilts the line, and the band learns that tilt's errors.
+    fit.slope = grain === "hour" || count >= MIN_TREND_DAYS ? resistantSlope(a, ws.b, count, ws.c) : 0;
   }
   if (window.residualScale !== true) return fit;
 

@@ -1,11 +1,13 @@
 // One pass over a series: the state scoreSeries keeps from bucket to bucket.
 import type { Calendar } from "./calendar.js";
+import { chooseSeasonality } from "./choose-seasonality.js";
 import { MEAN_AD_TO_SD } from "./mad.js";
 import { LevelSmoother, type SmoothingCandidate } from "./level-smoother.js";
 import { errorScale, type ErrorSample, type ErrorScale } from "./prediction-scale.js";
 import { bandInto, newBand, type BandModel } from "./score-bucket.js";
 import { createWorkspace, fitBaseline, seasonOf, type BaselineFit, type SeasonMode } from "./seasonal-baseline.js";
 import { PAIR_RATIO, PairRule, type PairEdges } from "./pair-rule.js";
+import { RangeCheck } from "./range-check.js";
 import { medianInPlace } from "./select.js";
 import { fromFitSpace, type FitSpace } from "./transform.js";
 import type { AnomalySettings, BucketVerdict, Grain, SeriesVerdict } from "./types.js";
@@ -25,8 +27,23 @@ const HUBER = 2;
  * every bucket would cost O(window) each.
  */
 const REFIT_EVERY: Record<Grain, number> = { hour: 168, day: 7 };
-/** One-step prediction errors needed in the window before buckets are judged (the calibration phase). */
-const MIN_ERRORS: Record<Grain, number> = { hour: 48, day: 14 };
+/**
+ * One-step prediction errors needed in the window before buckets are judged (the calibration
+ * phase). With the day grain's min_history of 7 the first bucket judged is the 15th: a series is
+ * judged from day 14, as the z-score; the band is widened for so few errors (smallSampleFactor).
+ */
+const MIN_ERRORS: Record<Grain, number> = { hour: 48, day: 7 };
+/**
+ * Memory of the recent error level, in buckets (an exponential average of squared standardized
+ * errors): residuals come in bursts (volatility clustering), and while the recent errors are
+ * louder than the window's by more than chance gives, the band widens by the excess (as a GARCH
+ * variance would), so a noisy spell is not a string of alarms. The first flagged bucket of a run
+ * counts capped at the band's edge (the spell it starts is one alarm, not several); the rest of
+ * the run does not, so an outage stays flagged however long it lasts.
+ */
+const VOLATILITY_MEMORY: Record<Grain, number> = { hour: 12, day: 5 };
+/** Seasonality under auto is chosen from at most this many training windows of history. */
+const CHOICE_WINDOWS = 4;
 
 export interface RunInput {
   n: number;
@@ -36,7 +53,8 @@ export interface RunInput {
   calendar: Calendar;
   space: FitSpace;
   band: BandModel;
-  wanted: SeasonMode;
+  /** auto: chosen at each refit from the history before the bucket (choose-seasonality.ts). */
+  wanted: SeasonMode | "auto";
   settings: Required<AnomalySettings>;
   feedback: ReadonlySet<number> | undefined;
 }
@@ -73,10 +91,30 @@ export class SeriesRun {
   private readonly pairEdges: PairEdges = { lower: 0, upper: 0 };
 
   private readonly innerModel: BandModel;
+  private wanted: SeasonMode;
+  private chosenAt = -Infinity;
+  private readonly range: RangeCheck;
+  /** The scale a bucket is judged with: this.scale widened for few errors and a noisy spell. */
+  private readonly judged: ErrorScale = { phi: 0, tail: 1 };
+  /** Small-sample factor of the current scale (smallSampleFactor). */
+  private sampleFactor = 1;
+  /** Mean capped squared standardized error over the window, at the last refit. */
+  private longZ2 = Number.NaN;
+  /** Exponential average of the same over the last VOLATILITY_MEMORY buckets. */
+  private recentZ2 = Number.NaN;
+  /**
+   * What chance alone gives the ratio of the two: one standard error of an exponential average of
+   * squared normal errors (effective sample 2H - 1, variance 2 / (2H - 1)) above 1. Only a spell
+   * louder than that widens the band, so independent noise keeps the calibrated band.
+   */
+  private readonly chanceExcess: number;
 
   constructor(private readonly input: RunInput) {
     const { n, y, settings } = input;
     this.innerModel = { ...input.band, sensitivity: input.band.sensitivity * PAIR_RATIO };
+    this.wanted = input.wanted === "auto" ? "none" : input.wanted;
+    this.range = new RangeCheck(input.values, settings.grain);
+    this.chanceExcess = 1 + Math.sqrt(2 / (2 * VOLATILITY_MEMORY[settings.grain] - 1));
     const w = settings.training_buckets;
     this.usable = new Uint8Array(n);
     this.yAdjusted = Float64Array.from(y);
@@ -138,13 +176,16 @@ export class SeriesRun {
       }
       const result = this.band;
       const pair = this.pairs.observe(i, this.inner, this.pairEdges);
-      const side = result.side !== 0 ? result.side : pair;
+      const range = this.range.judge(i, value, this.input.band.poisson);
+      const side = result.side !== 0 ? result.side : pair !== 0 ? pair : range;
       const flagged = side !== 0 && !isFeedback;
       verdict.expected = expected;
-      // The band a bucket is judged against: the inner one when only the pair rule flags it.
-      const byPair = flagged && result.side === 0;
-      verdict.lower = byPair && side < 0 ? this.inner.lower : result.lower;
-      verdict.upper = byPair && side > 0 ? this.inner.upper : result.upper;
+      // The band a bucket is judged against: the inner one when only the pair rule flags it, the
+      // range's when only the range check does (range-check.ts).
+      const byPair = flagged && result.side === 0 && pair !== 0;
+      const byRange = flagged && result.side === 0 && pair === 0;
+      verdict.lower = byPair && side < 0 ? this.inner.lower : byRange && side < 0 ? this.range.lower : result.lower;
+      verdict.upper = byPair && side > 0 ? this.inner.upper : byRange && side > 0 ? this.range.upper : result.upper;
       verdict.deviations = result.deviations;
       verdict.anomalous = flagged;
       if (verdict.in_detection) {
@@ -153,13 +194,15 @@ export class SeriesRun {
       }
       if (pair !== 0 && !isFeedback && this.flagPrevious(buckets[i - 1]!, i - 1, pair)) anomalous++;
       this.usable[i] = flagged ? 0 : 1;
-      this.recordError(i, flagged ? (side > 0 ? verdict.upper : verdict.lower) : value, expected);
+      // A flagged bucket's error counts capped at the band's edge (a range-flagged one is inside it).
+      const capped = byRange ? value : side > 0 ? verdict.upper : verdict.lower;
+      this.recordError(i, flagged ? capped : value, expected, flagged && buckets[i - 1]?.anomalous === true);
       this.advanceLevel(i, !flagged);
       // A feedback bucket joins a run only beyond the full band, as before the pair rule: two
       // moderate buckets, one marked expected, do not confirm a level shift.
       this.track(i, flagged ? side : result.side, isFeedback, value, pair !== 0 && !isFeedback);
     }
-    const fitMode = this.fit?.mode ?? this.input.wanted;
+    const fitMode = this.fit?.mode ?? this.wanted;
     return {
       kind: scored > 0 ? "scored" : "insufficient_history",
       seasonality: fitMode,
@@ -173,11 +216,17 @@ export class SeriesRun {
 
   /** Expected value of bucket i with this.band filled in; NaN when the bucket is not judged. */
   private scoreAt(i: number, value: number): number {
-    const { calendar, settings, space, band, wanted } = this.input;
+    const { calendar, settings, space, band } = this.input;
     // While the window cannot support the seasonality yet, retry once a cycle.
-    const every = this.fit !== null && this.fit.mode !== wanted ? (settings.grain === "hour" ? 24 : 1) : REFIT_EVERY[settings.grain];
+    const every = this.fit !== null && this.fit.mode !== this.wanted ? (settings.grain === "hour" ? 24 : 1) : REFIT_EVERY[settings.grain];
     if (this.dirty || this.fit === null || i - this.fittedAt >= every) {
       const from = Math.max(0, i - settings.training_buckets);
+      // The choice is made at most once a refit cycle (retries while the window cannot support it
+      // come every bucket daily: the test reads up to four windows of history).
+      if (this.input.wanted === "auto" && i - this.chosenAt >= REFIT_EVERY[settings.grain]) {
+        this.wanted = this.chooseAt(i);
+        this.chosenAt = i;
+      }
       const window = {
         y: this.yAdjusted,
         usable: this.usable,
@@ -188,23 +237,29 @@ export class SeriesRun {
         residualScale: !this.smoother.initialized,
       };
       const previous = this.fit;
-      this.fit = fitBaseline(window, wanted, this.workspace);
-      if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
+      this.fit = fitBaseline(window, this.wanted, this.workspace);
+      // A new seasonal term (the weekday effect, once the history shows it) restarts the level
+      // from the last cycle under the new profile: the old level had absorbed the missing term.
+      if (previous !== null && this.smoother.initialized && previous.mode !== this.fit.mode)
+        this.smoother.start(this.levelAt(i, this.fit), this.fit.slope);
+      else if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
       this.fittedAt = i;
       this.scale = this.currentScale(i);
+      this.refreshVolatility(i);
       this.smoother.choose();
       this.dirty = false;
     }
     // Until the window supports the chosen seasonality, a bucket is not judged (and so trains): a
     // model without the weekly term would flag, and exclude, every weekend it has to learn from.
-    if (this.fit.mode !== wanted) return Number.NaN;
+    if (this.fit.mode !== this.wanted) return Number.NaN;
     if (this.scale === null) return this.calibrate(i, value);
     if (!this.smoother.initialized) this.smoother.start(this.levelAt(i, this.fit), this.fit.slope);
     const predicted = this.smoother.predict(this.fit.slope) + seasonOf(this.fit, calendar, i);
     this.predicted[i] = predicted;
     const expected = fromFitSpace(space, predicted);
-    if (!bandInto(this.band, value, expected, this.scale, band)) return Number.NaN;
-    bandInto(this.inner, value, expected, this.scale, this.innerModel);
+    const judged = this.judgedScale();
+    if (!bandInto(this.band, value, expected, judged, band)) return Number.NaN;
+    bandInto(this.inner, value, expected, judged, this.innerModel);
     return expected;
   }
 
@@ -299,12 +354,73 @@ export class SeriesRun {
     return length >= MIN_ERRORS[settings.grain] ? errorScale(sample, this.scratch, this.scale ?? undefined) : null;
   }
 
-  private recordError(i: number, value: number, expected: number): void {
+  /** `inRun`: a flagged bucket after a flagged one counts at most at chance's edge of the recent level. */
+  private recordError(i: number, value: number, expected: number, inRun = false): void {
     const { band } = this.input;
     const g = band.relative ? Math.abs(expected) : 1;
     this.error[i] = value - expected;
     this.errorG2[i] = g * g;
     this.errorPoisson[i] = band.poisson ? Math.max(expected, 1) : 0;
+    if (this.scale === null || !Number.isFinite(this.recentZ2)) return;
+    const lambda = 1 - 1 / VOLATILITY_MEMORY[this.input.settings.grain];
+    const z2 = this.cappedZ2(i, this.scale);
+    this.recentZ2 = lambda * this.recentZ2 + (1 - lambda) * (inRun ? Math.min(z2, this.longZ2 * this.chanceExcess) : z2);
+  }
+
+  /** Squared standardized error of bucket i, capped at the band's edge (an incident cannot widen it much). */
+  private cappedZ2(i: number, scale: ErrorScale): number {
+    const variance = scale.phi * this.errorG2[i]! + this.errorPoisson[i]!;
+    const k = this.input.band.sensitivity;
+    if (!(variance > 0)) return 0;
+    const z = this.error[i]! / (scale.tail * Math.sqrt(variance));
+    return Math.min(z * z, k * k);
+  }
+
+  /** At a refit: the window's mean capped squared standardized error, and the small-sample factor. */
+  private refreshVolatility(i: number): void {
+    const scale = this.scale;
+    if (scale === null) return;
+    const { settings } = this.input;
+    let sum = 0;
+    let count = 0;
+    for (let j = Math.max(0, i - settings.training_buckets); j < i; j++) {
+      if (Number.isNaN(this.error[j]!)) continue;
+      sum += this.cappedZ2(j, scale);
+      count++;
+    }
+    this.longZ2 = count > 0 ? sum / count : Number.NaN;
+    if (!Number.isFinite(this.recentZ2)) this.recentZ2 = this.longZ2;
+    this.sampleFactor = smallSampleFactor(this.input.band.sensitivity, count);
+  }
+
+  private judgedScale(): ErrorScale {
+    const scale = this.scale!;
+    const ratio = this.longZ2 > 0 ? this.recentZ2 / this.longZ2 / this.chanceExcess : 1;
+    this.judged.phi = scale.phi;
+    const widen = this.sampleFactor * Math.sqrt(Number.isFinite(ratio) ? Math.max(1, ratio) : 1);
+    this.judged.tail = scale.tail * widen;
+    return this.judged;
+  }
+
+  /**
+   * The seasonality the history before bucket i supports (auto). Hourly, until three weeks can
+   * test the weekday effect, a week is assumed (buckets are judged once the window holds each
+   * weekday, as before the choice was made from the history): a business's first weekend is not an
+   * incident. Daily, the weekday effect is only fitted once the test shows it (three weeks): from
+   * day 14 to 21 a daily series is judged without it, with the band its errors give.
+   */
+  private chooseAt(i: number): SeasonMode {
+    const { calendar, settings } = this.input;
+    if (settings.grain === "hour" && settings.training_buckets >= 14 * 24 && i < 21 * 24) return "weekly";
+    const from = Math.max(0, i - CHOICE_WINDOWS * settings.training_buckets);
+    const y = new Float64Array(i - from);
+    for (let j = from; j < i; j++) y[j - from] = this.usable[j] === 1 ? this.yAdjusted[j]! : Number.NaN;
+    const window = {
+      hourOfDay: calendar.hourOfDay.subarray(from, i),
+      dayOfWeek: calendar.dayOfWeek.subarray(from, i),
+      row: calendar.row.subarray(from, i),
+    };
+    return chooseSeasonality(y, window, settings.grain, settings.training_buckets).chosen;
   }
 
   /** Follows runs of out-of-band buckets on one side and re-learns a level shift that persists. */
@@ -356,7 +472,22 @@ export class SeriesRun {
       if (j >= windowFrom && j < to) this.inWindow++;
     }
     this.shifts.push(starts[from]!);
+    this.range.restart(from);
     this.dirty = true;
     this.endRun();
   }
+}
+
+/**
+ * The band's widening for a scale estimated from m prediction errors: the Student-t quantile with
+ * m - 1 degrees of freedom over the normal one at the sensitivity (Cornish–Fisher expansion of the
+ * t quantile; the errors are out-of-sample, so the level's own uncertainty is in them already).
+ * 1.5 with 7 errors at k = 2.9, 1.03 with 84, 1.01 with 336: wide while the history is short, the
+ * calibrated band once it is not.
+ */
+export function smallSampleFactor(k: number, m: number): number {
+  if (m < 2) return 1;
+  const v = m - 1;
+  const t = k + (k ** 3 + k) / (4 * v) + (5 * k ** 5 + 16 * k ** 3 + 3 * k) / (96 * v * v);
+  return t / k;
 }

@@ -88,7 +88,7 @@ describe("scoreSeries on dirty input", () => {
     expect(resolveSettings(settings)).toMatchObject({
       training_buckets: 84,
       sensitivity: 2.9,
-      min_history: 21,
+      min_history: 7,
       relearn_buckets: 4,
       detection_buckets: 1e9,
     });
