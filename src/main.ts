@@ -127,9 +127,10 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     currentObservations: () => readModel.view().observations,
     owner: self,
     seriesCache,
+    heldVerdicts: () => readModel.verdicts.held(),
   });
   const reliability = createReliabilityService({ readModel, store, scanService });
-  const anomalies = createAnomalyService({ readModel, store, warehouses, seriesCache, maxQuerySize: config.MAX_QUERY_SIZE, logger });
+  const anomalies = createAnomalyService({ readModel, store, logger });
   // What the transports call: answers the same for every caller are serialised once per view / snapshot.
   const services = cachedServices(
     {

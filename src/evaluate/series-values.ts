@@ -6,6 +6,7 @@ import type { AnomalyGrain } from "../catalog/types.js";
 import type { Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup, SeriesOutput, SeriesSpan } from "../plan/series-query.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
+import type { SeriesVerdicts } from "./series-verdicts.js";
 
 export interface CheckSeries {
   /** one value per bucket of the span, oldest first; NaN = missing */
@@ -55,6 +56,7 @@ export interface HeldJudgement {
   observation: CheckObservation;
   flagged: readonly FlaggedBucket[];
   judged: boolean;
+  verdicts?: SeriesVerdicts | null;
 }
 
 const num = (value: unknown): number => {

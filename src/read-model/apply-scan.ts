@@ -4,6 +4,7 @@
 // model falls back to a full reload whenever the result would not be what the store holds.
 import type { MetricStatus } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { ReadState, ScanRecord, StatusPeriod, StoredMetricStatus } from "../store/store.js";
 
 /** What one completed scan wrote, as the scan service handed it to the store and got it back. */
@@ -17,6 +18,8 @@ export interface ScanWrite {
   unchanged?: ReadonlySet<string>;
   /** status periods that ended before this are pruned from the store right after the scan */
   prunedBefore?: Date;
+  /** every anomaly series' verdicts the scan scored (kept by the read model's verdict holder) */
+  verdicts?: ReadonlyMap<string, SeriesVerdicts>;
 }
 
 export type ApplyResult = { state: ReadState } | { reload: string };

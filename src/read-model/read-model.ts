@@ -9,6 +9,7 @@ import type { Logger } from "../logger.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
 import { applyScan, type ScanWrite } from "./apply-scan.js";
+import { createVerdictHolder, type VerdictHolder } from "./verdict-holder.js";
 
 export interface ReadView {
   catalog: CatalogSnapshot;
@@ -39,6 +40,8 @@ export interface ReadModel {
   applyScan(write: ScanWrite): Promise<"applied" | "reloaded">;
   /** Called with each new view (Prometheus gauges, cached serialisations). */
   onChange(listener: (view: ReadView) => void): void;
+  /** The anomaly series' verdicts, as of the view's scan (verdict-holder.ts). */
+  verdicts: VerdictHolder;
 }
 
 export interface ReadModelOptions {
@@ -78,6 +81,7 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   let loaded = false;
   let inFlight: Promise<unknown> | null = null;
   const listeners: ((view: ReadView) => void)[] = [];
+  const verdicts = createVerdictHolder();
 
   function publish(next: ReadState): void {
     state = next;
@@ -102,6 +106,8 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   }
 
   async function apply(write: ScanWrite): Promise<"applied" | "reloaded"> {
+    // What the scan scored is what the store now holds (it wrote them unless overtaken).
+    if (write.verdicts && write.scan.results_written !== false) verdicts.storeScan(write.scan.scan_id, write.verdicts);
     const result = loaded ? applyScan(state, write, historyLimit) : { reload: "the view was never loaded" };
     if ("reload" in result) {
       options.logger?.info({ scan_id: write.scan.scan_id, reason: result.reload }, "reloading the read model after the scan");
@@ -132,5 +138,6 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
     onChange(listener) {
       listeners.push(listener);
     },
+    verdicts,
   };
 }

@@ -2,6 +2,7 @@
 // the catalogue version (once), check results that changed, status periods that changed,
 // current statuses that changed, the scan row.
 import { writeAnomalyBuckets } from "./anomaly-store.js";
+import { writeAnomalyVerdicts } from "./anomaly-verdicts.js";
 import { checkId } from "./check-id.js";
 import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
@@ -145,6 +146,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
     await writePasses(sql, scan);
     await writeStatuses(sql, scan, finishedAt);
     await writeAnomalyBuckets(sql, scan, finishedAt);
+    await writeAnomalyVerdicts(sql, scan, finishedAt, previous?.id ?? null);
   }
   const { total, passing, failing, warning } = scan.summary;
   const [row] = (
