@@ -2,10 +2,7 @@
 // (value, expected, band, flag, feedback, exclusion) kept with the read model and the store, so
 // no read scores a series or reads the warehouse. Columns of typed arrays, not an object per
 // bucket: 10,000 metrics hold some 700,000 buckets. Pure.
-import { scoreSeries } from "../anomaly/score-series.js";
 import type { SeriesVerdict } from "../anomaly/types.js";
-import type { InferredTest } from "../infer/types.js";
-import { seriesKind, type FeedbackIndex } from "./anomaly-observation.js";
 
 export interface SeriesVerdicts {
   check_key: string;
@@ -83,23 +80,4 @@ export function bucketIndex(v: SeriesVerdicts, startMs: number): number {
   if (v.step === 0) return startMs === v.start ? 0 : -1;
   const i = (startMs - v.start) / v.step;
   return Number.isInteger(i) && i >= 0 && i < v.flags.length ? i : -1;
-}
-
-/**
- * The same series scored again with the feedback as it stands (a person marked a bucket
- * expected): from the values kept with the verdicts, so no warehouse is read. Null when `test`
- * is not a series check.
- */
-export function rescore(test: InferredTest, held: SeriesVerdicts, feedback: FeedbackIndex): SeriesVerdicts | null {
-  const probe = test.probe;
-  if (probe.type !== "volume_series" && probe.type !== "value_series") return null;
-  const starts: number[] = [];
-  for (let i = 0; i < held.value.length; i++) starts.push(bucketStart(held, i));
-  const expected = feedback.get(test.key);
-  const verdict = scoreSeries(
-    { starts, values: [...held.value], ...(expected ? { expected_starts: expected } : {}) },
-    probe.settings,
-    seriesKind(probe),
-  );
-  return toSeriesVerdicts(test.key, verdict);
 }

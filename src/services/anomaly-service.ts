@@ -4,8 +4,8 @@
 // per scan. Feedback is the write path: it records the mark, scores that one series again from
 // its held values with the feedback as it now stands, stores it, and the read model holds it.
 import { badRequest, notFound, unavailable } from "../errors/app-error.js";
-import { feedbackIndex } from "../evaluate/anomaly-observation.js";
-import { ANOMALOUS, bucketStart, FEEDBACK, rescore, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
+import { feedbackIndex, rescore } from "../evaluate/anomaly-observation.js";
+import { ANOMALOUS, bucketStart, FEEDBACK, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { InferredTest } from "../infer/types.js";
 import type { Logger } from "../logger.js";
 import type { ReadModel } from "../read-model/read-model.js";
