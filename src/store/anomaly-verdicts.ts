@@ -1,5 +1,5 @@
-// Anomaly series' verdicts in the store (anomaly_verdicts): one row per check, its buckets as JSON
-// columns. A scan sends only the series whose verdicts changed since the scan the replica held
+// Anomaly series' verdicts in the store (anomaly_verdicts): one row per check, its buckets as
+// columns in one JSON text. A scan sends only the series whose verdicts changed since the scan the replica held
 // (a new bucket, late rows, feedback), and every one when the store's newest scan is another
 // (a replica that did not hold them): unchanged rows are never rewritten either way.
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
@@ -8,29 +8,39 @@ import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
 import { insertRows } from "./unnest.js";
 
+/**
+ * The columns as base64 of their IEEE doubles: exact (NaN included, so a replica reading them
+ * draws what the scanning one does), and a third shorter than decimal JSON.
+ */
 interface Encoded {
   s: number;
   d: number;
-  v: (number | null)[];
-  e: (number | null)[];
-  l: (number | null)[];
-  u: (number | null)[];
-  f: number[];
+  v: string;
+  e: string;
+  l: string;
+  u: string;
+  f: string;
   x: Record<string, string> | null;
 }
 
-const nullable = (column: Float64Array) => Array.from(column, (v) => (Number.isFinite(v) ? v : null));
-const column = (values: readonly (number | null)[]) => Float64Array.from(values, (v) => (v === null ? NaN : v));
+const toBase64 = (column: Float64Array | Uint8Array) => Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString("base64");
+function doubles(text: string): Float64Array {
+  const bytes = Buffer.from(text, "base64");
+  // A copy: the decoded buffer need not be 8-byte aligned.
+  const column = new Float64Array(bytes.length / 8);
+  new Uint8Array(column.buffer).set(bytes);
+  return column;
+}
 
 export function encodeVerdicts(v: SeriesVerdicts): string {
   const encoded: Encoded = {
     s: v.start,
     d: v.step,
-    v: nullable(v.value),
-    e: nullable(v.expected),
-    l: nullable(v.lower),
-    u: nullable(v.upper),
-    f: [...v.flags],
+    v: toBase64(v.value),
+    e: toBase64(v.expected),
+    l: toBase64(v.lower),
+    u: toBase64(v.upper),
+    f: toBase64(v.flags),
     x: v.excluded ? Object.fromEntries(v.excluded) : null,
   };
   return JSON.stringify(encoded);
@@ -42,11 +52,11 @@ export function decodeVerdicts(checkKey: string, text: string): SeriesVerdicts {
     check_key: checkKey,
     start: e.s,
     step: e.d,
-    value: column(e.v),
-    expected: column(e.e),
-    lower: column(e.l),
-    upper: column(e.u),
-    flags: Uint8Array.from(e.f),
+    value: doubles(e.v),
+    expected: doubles(e.e),
+    lower: doubles(e.l),
+    upper: doubles(e.u),
+    flags: Uint8Array.from(Buffer.from(e.f, "base64")),
     excluded: e.x ? new Map(Object.entries(e.x).map(([i, r]) => [Number(i), r])) : null,
   };
 }

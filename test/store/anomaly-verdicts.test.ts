@@ -49,8 +49,16 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
       anomalies: { flagged: [], judged: ["vol", "sum"], verdicts: write },
     });
   }
-  const rows = () =>
-    db.query<{ scan_id: string; buckets: number }>(`SELECT "scan_id", "buckets" FROM "anomaly_verdicts" ORDER BY "scan_id"`);
+  // The rows as written (PGlite: another instance on the data directory sees them once the store closed).
+  async function query<T>(sql: string): Promise<T[]> {
+    await store.close();
+    try {
+      return await db.query<T>(sql);
+    } finally {
+      store = await createStore({ ...db.options, now: () => clock });
+    }
+  }
+  const rows = () => query<{ scan_id: string; buckets: number }>(`SELECT "scan_id", "buckets" FROM "anomaly_verdicts" ORDER BY "scan_id"`);
 
   it("round-trips every bucket: missing values, band, flags, exclusions", async () => {
     const vol = verdicts("vol", [10, NaN, 12, 0, -3.75, 1e12], {
@@ -130,9 +138,9 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
     await store.putAnomalyVerdicts([marked]);
     expect((await store.anomalyVerdicts(["vol"])).get("vol")).toEqual(marked);
     expect(await rows()).toEqual([{ scan_id: "feedback", buckets: 3 }]);
-    const [before] = await db.query<{ updated_at: Date }>(`SELECT "updated_at" FROM "anomaly_verdicts"`);
+    const [before] = await query<{ updated_at: Date }>(`SELECT "updated_at" FROM "anomaly_verdicts"`);
     clock = at(6);
     await store.putAnomalyVerdicts([marked]);
-    expect(await db.query(`SELECT "updated_at" FROM "anomaly_verdicts"`)).toEqual([before]);
+    expect(await query(`SELECT "updated_at" FROM "anomaly_verdicts"`)).toEqual([before]);
   });
 });
