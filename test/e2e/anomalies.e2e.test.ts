@@ -138,6 +138,11 @@ describeCombinations("anomaly series and feedback", (combination) => {
         `SELECT "metric", "rule", "measure", "expected" FROM "anomaly_feedback"`,
       );
       expect(rows).toEqual([{ metric, rule, measure, expected: true }]);
+      // The series was scored again with the mark and stored then (not at the next scan).
+      const verdicts = await session().backend.storeQuery!<{ scan_id: string }>(
+        `SELECT v."scan_id" FROM "anomaly_verdicts" v JOIN "anomaly_feedback" f ON f."check_id" = v."check_id"`,
+      );
+      expect(verdicts).toEqual([{ scan_id: "feedback" }]);
     }
   });
 
