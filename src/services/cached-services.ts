@@ -88,7 +88,7 @@ export function cachedServices(services: Services, { readModel, getSnapshot }: C
       triggerScan: (options) => reliability.triggerScan(options),
       getScan: (id) => reliability.getScan(id),
     },
-    // Series are scored with the feedback of the moment: not cached here (the series cache holds the data).
+    // The anomaly series are drawn from the held verdicts and kept per view and revision by the service itself.
     anomalies,
   };
 }

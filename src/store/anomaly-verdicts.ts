@@ -6,7 +6,7 @@ import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { checkId } from "./check-id.js";
 import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
-import { insertRows } from "./unnest.js";
+import { toColumnArrays, unnestFrom } from "./unnest.js";
 
 /**
  * The columns as base64 of their IEEE doubles: exact (NaN included, so a replica reading them
@@ -63,18 +63,28 @@ export function decodeVerdicts(checkKey: string, text: string): SeriesVerdicts {
 
 const COLUMNS = { check_id: "bigint", verdicts: "text", buckets: "int4", scan_id: "text", updated_at: "timestamptz" };
 
-/** Upserts `verdicts`; a row whose JSON is the same is left alone. */
+/**
+ * Series per statement: some 2 MB of text, so neither encoding a chunk nor the driver's array
+ * literal holds the event loop for long (a first scan writes about 30 MB).
+ */
+const CHUNK = 500;
+
+/** Upserts `verdicts`; a row whose text is the same is left alone. */
 export async function upsertVerdicts(sql: Sql, verdicts: Iterable<SeriesVerdicts>, by: string, at: Date): Promise<void> {
-  const rows = [...verdicts].map((v) => [checkId(v.check_key), encodeVerdicts(v), v.flags.length, by, at.toISOString()]);
-  if (rows.length === 0) return;
-  await insertRows(sql, {
-    table: "anomaly_verdicts",
-    columns: COLUMNS,
-    rows,
-    onConflict: `ON CONFLICT ("check_id") DO UPDATE SET "verdicts" = EXCLUDED."verdicts", "buckets" = EXCLUDED."buckets",
-                   "scan_id" = EXCLUDED."scan_id", "updated_at" = EXCLUDED."updated_at"
-                 WHERE "anomaly_verdicts"."verdicts" IS DISTINCT FROM EXCLUDED."verdicts"`,
-  });
+  const all = [...verdicts];
+  const n = Object.keys(COLUMNS).length;
+  for (let start = 0; start < all.length; start += CHUNK) {
+    const rows = all
+      .slice(start, start + CHUNK)
+      .map((v) => [checkId(v.check_key), encodeVerdicts(v), v.flags.length, by, at.toISOString()]);
+    await sql(
+      `INSERT INTO "anomaly_verdicts" ("check_id", "verdicts", "buckets", "scan_id", "updated_at") SELECT * FROM ${unnestFrom(COLUMNS)}
+       ON CONFLICT ("check_id") DO UPDATE SET "verdicts" = EXCLUDED."verdicts", "buckets" = EXCLUDED."buckets",
+         "scan_id" = EXCLUDED."scan_id", "updated_at" = EXCLUDED."updated_at"
+       WHERE "anomaly_verdicts"."verdicts" IS DISTINCT FROM EXCLUDED."verdicts"`,
+      toColumnArrays(rows, n),
+    );
+  }
 }
 
 /** In completeScan's transaction; `previousScanId` is the store's newest succeeded scan before this one. */
