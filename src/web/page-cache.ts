@@ -7,6 +7,8 @@ import { RENDERED_FOR_MS } from "./overview-cache.js";
 import type { PageContext } from "./views/layout.js";
 
 const PAGES_KEPT = 500;
+/** Pages with a session's token in, kept as sent: a person (or a poller) asking again costs a lookup. */
+const SENT_KEPT = 200;
 
 /** What a page is built from beside its context: the view and verdicts revision (browse.revision()). */
 export interface PageKey {
@@ -28,6 +30,7 @@ export function createPageCache(limit = PAGES_KEPT): PageCache {
   const marker = `csrf-${randomBytes(24).toString("hex")}`;
   const markerBytes = Buffer.from(marker, "utf8");
   const pages = new Map<string, Buffer[]>();
+  const sent = new Map<string, Buffer>();
 
   const assemble = (parts: readonly Buffer[], token: string | undefined): Buffer => {
     if (parts.length === 1) return parts[0]!;
@@ -57,6 +60,9 @@ export function createPageCache(limit = PAGES_KEPT): PageCache {
         health?.store_error,
         health?.failures_since_success,
       ].join("|");
+      const sentId = `${id}|${session?.csrfToken ?? ""}`;
+      const again = sent.get(sentId);
+      if (again) return again;
       let parts = pages.get(id);
       if (!parts) {
         const rendered = await render(session ? { ...context, session: { ...session, csrfToken: marker } } : context);
@@ -68,12 +74,14 @@ export function createPageCache(limit = PAGES_KEPT): PageCache {
           from = at + markerBytes.length;
         }
         parts.push(bytes.subarray(from));
-        if (rendered.keep) {
-          if (pages.size >= limit) pages.clear();
-          pages.set(id, parts);
-        }
+        if (!rendered.keep) return assemble(parts, session?.csrfToken);
+        if (pages.size >= limit) pages.clear();
+        pages.set(id, parts);
       }
-      return assemble(parts, session?.csrfToken);
+      const bytes = assemble(parts, session?.csrfToken);
+      if (sent.size >= SENT_KEPT) sent.clear();
+      sent.set(sentId, bytes);
+      return bytes;
     },
   };
 }
