@@ -11,6 +11,7 @@ import type { Logger } from "../logger.js";
 import type { ReadModel } from "../read-model/read-model.js";
 import type { Store } from "../store/store.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
+import { rememberJson } from "./serialized.js";
 import type { AnomalyService } from "./types.js";
 import { iso, type AnomaliesView, type AnomalySeriesView } from "./views.js";
 
@@ -86,7 +87,9 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
       const tests = seriesTestsOf(view.catalog, metric);
       const scanId = view.scan?.scan_id;
       const verdicts = tests.length > 0 && scanId !== undefined ? await verdictsOf(scanId, tests) : new Map<string, null>();
-      const answer: AnomaliesView = { metric, series: tests.map((test) => seriesView(test, verdicts.get(test.key) ?? null)) };
+      const drawn: AnomaliesView = { metric, series: tests.map((test) => seriesView(test, verdicts.get(test.key) ?? null)) };
+      // Serialised once for REST, as the single-metric status is (serialized.ts).
+      const answer = rememberJson(drawn, Buffer.from(JSON.stringify(drawn), "utf8"));
       // Kept only if nothing changed while the store was read.
       if (answers.view === view && answers.revision === revision) {
         if (answers.byMetric.size >= ANSWERS_KEPT) answers.byMetric.clear();
