@@ -143,9 +143,10 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     currentObservations: () => readModel.view().observations,
     owner: self,
     seriesCache,
+    heldVerdicts: () => readModel.verdicts.held(),
   });
   const reliability = createReliabilityService({ readModel, store, scanService });
-  const anomalies = createAnomalyService({ readModel, store, warehouses, seriesCache, maxQuerySize: config.MAX_QUERY_SIZE, logger });
+  const anomalies = createAnomalyService({ readModel, store, logger });
   // What the transports call: answers the same for every caller are serialised once per view / snapshot.
   const services = cachedServices(
     {
@@ -183,6 +184,8 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
       // This replica's own scan is applied by the scan service (applyScan) before it counts as done.
       if (change.own && change.kind === "scan") return;
       logger.debug({ change }, "store change from a replica");
+      // Another replica's feedback re-scored a series and stored it: the held verdicts are not current.
+      if (change.kind === "feedback" && !change.own) readModel.verdicts.forget();
       void refresh(change.kind === "feedback");
     },
     onConnection(connected) {

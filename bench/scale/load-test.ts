@@ -12,6 +12,7 @@ export interface LoadResult {
   path: string;
   /** an HTML page (session cookie) rather than an API path */
   page: boolean;
+  connections: number;
   daemon: { rps: number; p99: number; errors: number; non2xx: number; bytes: number };
   bare: { rps: number; p99: number; errors: number; non2xx: number; bytes: number };
 }
@@ -55,6 +56,8 @@ export async function loadTest(
     progress: (line: string) => void;
     pages?: string[];
     cookie?: string;
+    /** paths loaded at these connection counts instead of `connections` alone */
+    connectionsFor?: Record<string, number[]>;
   },
 ): Promise<LoadResult[]> {
   const pages = new Set(options.pages ?? []);
@@ -86,11 +89,13 @@ export async function loadTest(
   const results: LoadResult[] = [];
   try {
     for (const p of [...paths, ...pages]) {
-      options.progress(`load: ${p} on the daemon (${options.seconds} s, ${options.connections} connections)`);
-      const onDaemon = await cannon(`${daemon.base}${p}`, headersFor(p), options.seconds, options.connections);
-      options.progress(`load: ${p} on the bare Express server`);
-      const onBare = await cannon(`http://127.0.0.1:${port}${p}`, {}, options.seconds, options.connections);
-      results.push({ path: p, page: pages.has(p), daemon: onDaemon, bare: onBare });
+      for (const connections of options.connectionsFor?.[p] ?? [options.connections]) {
+        options.progress(`load: ${p} on the daemon (${options.seconds} s, ${connections} connections)`);
+        const onDaemon = await cannon(`${daemon.base}${p}`, headersFor(p), options.seconds, connections);
+        options.progress(`load: ${p} on the bare Express server`);
+        const onBare = await cannon(`http://127.0.0.1:${port}${p}`, {}, options.seconds, connections);
+        results.push({ path: p, page: pages.has(p), connections, daemon: onDaemon, bare: onBare });
+      }
     }
   } finally {
     bare.kill("SIGTERM");

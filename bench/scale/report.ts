@@ -158,21 +158,27 @@ type Row = (what: string, value: string, target?: string, met?: boolean) => void
 function loadRows(load: LoadResult[], row: Row): void {
   for (const l of load) {
     const ratio = l.daemon.rps / l.bare.rps;
-    const name = l.path.replace(/status\/[a-z0-9_]+$/, "status/:name").replace(/^\/metric\/[a-z0-9_]+$/, "/metric/:name");
-    const label = l.page ? `page ${name}` : `GET ${name}`;
+    const name = l.path
+      .replace(/status\/[a-z0-9_]+$/, "status/:name")
+      .replace(/anomalies\/[a-z0-9_]+$/, "anomalies/:metric")
+      .replace(/^\/metric\/[a-z0-9_]+$/, "/metric/:name");
+    const label = `${l.page ? `page ${name}` : `GET ${name}`} (${l.connections} connections)`;
+    // Single-metric reads (issue 19): half the bare handler's rate, within twice its p99.
+    const single = name === "/metric/:name" || name.endsWith("status/:name") || name.endsWith("anomalies/:metric");
+    const rateTarget = single || name === "/v1/reliability/status";
     row(
       `${label}: req/s daemon / bare (ratio)`,
       `${fixed(l.daemon.rps, 1)} / ${fixed(l.bare.rps, 1)} (${fixed(ratio)})`,
-      name === "/v1/reliability/status" ? ">= 0.50" : "",
-      name === "/v1/reliability/status" ? ratio >= 0.5 : undefined,
+      rateTarget ? ">= 0.50" : "",
+      rateTarget ? ratio >= 0.5 : undefined,
     );
-    // The overview's first page: within twice the p99 of a bare handler sending the same HTML.
-    const overview = l.page && name === "/";
+    // The overview's first page and the single-metric reads: within twice the p99 of a bare handler sending the same bytes.
+    const p99Target = single || (l.page && name === "/");
     row(
       `${label}: p99 latency daemon / bare`,
-      `${l.daemon.p99} / ${l.bare.p99} ms`,
-      overview ? "<= 2 x bare" : name.endsWith("status/:name") ? "< 50 ms" : "",
-      overview ? l.daemon.p99 <= 2 * l.bare.p99 : name.endsWith("status/:name") ? l.daemon.p99 < 50 : undefined,
+      `${l.daemon.p99} / ${l.bare.p99} ms (${fixed(l.daemon.p99 / l.bare.p99)} x)`,
+      p99Target ? "<= 2 x bare" : "",
+      p99Target ? l.daemon.p99 <= 2 * l.bare.p99 : undefined,
     );
     row(
       `${label}: errors + timeouts, non-2xx (daemon)`,

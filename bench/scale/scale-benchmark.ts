@@ -197,6 +197,10 @@ async function main(): Promise<void> {
       progress,
       pages: ["/", `/metric/${metric}`],
       cookie: await pageSession(daemon),
+      // The reads that must hold at 50 and 100 connections (issue 19).
+      connectionsFor: Object.fromEntries(
+        [`/metric/${metric}`, `/v1/reliability/status/${metric}`, `/v1/reliability/anomalies/${metric}`].map((p) => [p, [50, 100]]),
+      ),
     });
     if (args["pages-only"]) {
       const pageLoad = await loadTest(daemon, [], await loadOptions());
@@ -229,7 +233,13 @@ async function main(): Promise<void> {
 
     const load = await loadTest(
       daemon,
-      ["/v1/reliability/status", `/v1/reliability/status/${metric}`, "/v1/validation/tests?limit=100", "/metrics"],
+      [
+        "/v1/reliability/status",
+        `/v1/reliability/status/${metric}`,
+        `/v1/reliability/anomalies/${metric}`,
+        "/v1/validation/tests?limit=100",
+        "/metrics",
+      ],
       await loadOptions(),
     );
     const peakRss = await daemon.peakRss();

@@ -9,6 +9,7 @@ import { observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observa
 import { notApplicable, notEvaluated } from "./observe.js";
 import { observeLoads } from "./load-arrivals.js";
 import type { GrainReading, GroupReading, HeldJudgement } from "./series-values.js";
+import { toSeriesVerdicts, type SeriesVerdicts } from "./series-verdicts.js";
 
 /** Where a check's answer is: its group's reading and grain, or why it was never sent. */
 export type Located = { skipped: Skip } | { reading: GroupReading; grain: GrainReading | null };
@@ -38,6 +39,8 @@ export interface AnomalyJudgement {
   flagged: FlaggedBucket[];
   /** the check's series was scored: buckets it flagged before and not now stop being active */
   judged: boolean;
+  /** the series' verdicts bucket by bucket (what the chart draws); absent when it was not scored */
+  verdicts?: SeriesVerdicts | null;
 }
 
 /** A check the planner did not send: not applicable (passing), or not evaluated. */
@@ -62,7 +65,7 @@ export function judgeAnomalyCheck(test: InferredTest, located: Located | undefin
   const verdict = scoreCheck(test, grain.series, feedback);
   if (verdict === null) return none(notEvaluated("the series query returned no values for this check"));
   const { observation, flagged } = observeSeries(test, reading.group, verdict);
-  return { observation, flagged, judged: true };
+  return { observation, flagged, judged: true, verdicts: toSeriesVerdicts(test.key, verdict) };
 }
 
 /** The feedback on one check's series, as a comparable string. */
@@ -86,8 +89,15 @@ export function judgeGroup(reading: GroupReading, feedback: FeedbackIndex, into:
       const signature = feedbackSignature(feedback.get(test.key));
       const before = reading.held?.get(test.key);
       const judgement = before && before.feedback === signature ? before : judgeAnomalyCheck(test, { reading, grain }, feedback);
-      into.set(test.key, { observation: judgement.observation, flagged: [...judgement.flagged], judged: judgement.judged });
-      held.set(test.key, { feedback: signature, observation: judgement.observation, flagged: judgement.flagged, judged: judgement.judged });
+      const verdicts = judgement.verdicts ?? null;
+      into.set(test.key, { observation: judgement.observation, flagged: [...judgement.flagged], judged: judgement.judged, verdicts });
+      held.set(test.key, {
+        feedback: signature,
+        observation: judgement.observation,
+        flagged: judgement.flagged,
+        judged: judgement.judged,
+        verdicts,
+      });
     }
   }
   reading.held = held;

@@ -18,6 +18,7 @@ import type { CheckObservation, FlaggedBucket } from "./types.js";
 import { formatCount } from "./format.js";
 import { notApplicable } from "./observe.js";
 import { bucketCount, type GrainSeries } from "./series-values.js";
+import { bucketStart, toSeriesVerdicts, type SeriesVerdicts } from "./series-verdicts.js";
 
 /** check key -> bucket starts (epoch ms) marked expected. */
 export type FeedbackIndex = ReadonlyMap<string, ReadonlySet<number>>;
@@ -168,4 +169,23 @@ export function feedbackIndex(records: readonly { check_key: string; start: Date
     index.set(record.check_key, set);
   }
   return index;
+}
+
+/**
+ * The same series scored again with the feedback as it stands (a person marked a bucket
+ * expected): from the values kept with the verdicts, so no warehouse is read. Null when `test`
+ * is not a series check.
+ */
+export function rescore(test: InferredTest, held: SeriesVerdicts, feedback: FeedbackIndex): SeriesVerdicts | null {
+  const probe = test.probe;
+  if (probe.type !== "volume_series" && probe.type !== "value_series") return null;
+  const starts: number[] = [];
+  for (let i = 0; i < held.value.length; i++) starts.push(bucketStart(held, i));
+  const expected = feedback.get(test.key);
+  const verdict = scoreSeries(
+    { starts, values: [...held.value], ...(expected ? { expected_starts: expected } : {}) },
+    probe.settings,
+    seriesKind(probe),
+  );
+  return toSeriesVerdicts(test.key, verdict);
 }

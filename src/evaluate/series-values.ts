@@ -7,6 +7,7 @@ import type { Cadence } from "../plan/cadence-query.js";
 import type { SeriesGroup, SeriesOutput, SeriesSpan } from "../plan/series-query.js";
 import type { LoadView } from "./load-arrivals.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
+import type { SeriesVerdicts } from "./series-verdicts.js";
 
 export interface CheckSeries {
   /** one value per bucket of the span, oldest first; NaN = missing */
@@ -58,6 +59,7 @@ export interface HeldJudgement {
   observation: CheckObservation;
   flagged: readonly FlaggedBucket[];
   judged: boolean;
+  verdicts?: SeriesVerdicts | null;
 }
 
 const num = (value: unknown): number => {

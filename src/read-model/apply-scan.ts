@@ -5,6 +5,7 @@
 import type { MetricStatus } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Incident } from "../incidents/types.js";
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { ReadState, ScanRecord, StatusPeriod, StoredMetricStatus } from "../store/store.js";
 
 /** What one completed scan wrote, as the scan service handed it to the store and got it back. */
@@ -18,6 +19,8 @@ export interface ScanWrite {
   unchanged?: ReadonlySet<string>;
   /** status periods that ended before this are pruned from the store right after the scan */
   prunedBefore?: Date;
+  /** every anomaly series' verdicts the scan scored (kept by the read model's verdict holder) */
+  verdicts?: ReadonlyMap<string, SeriesVerdicts>;
 }
 
 export type ApplyResult = { state: ReadState } | { reload: string };

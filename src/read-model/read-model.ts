@@ -12,6 +12,7 @@ import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
 import { applyDelta } from "./apply-delta.js";
 import { applyScan, type ScanWrite } from "./apply-scan.js";
+import { createVerdictHolder, type VerdictHolder } from "./verdict-holder.js";
 
 export interface ReadView {
   catalog: CatalogSnapshot;
@@ -50,6 +51,8 @@ export interface ReadModel {
   applyScan(write: ScanWrite): Promise<"applied" | "reloaded">;
   /** Called with each new view (Prometheus gauges, cached serialisations). */
   onChange(listener: (view: ReadView) => void): void;
+  /** The anomaly series' verdicts, as of the view's scan (verdict-holder.ts). */
+  verdicts: VerdictHolder;
 }
 
 export interface ReadModelOptions {
@@ -100,6 +103,7 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   let loaded = false;
   let inFlight: Promise<unknown> | null = null;
   const listeners: ((view: ReadView) => void)[] = [];
+  const verdicts = createVerdictHolder();
 
   function publish(next: ReadState): void {
     state = next;
@@ -137,6 +141,8 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   }
 
   async function apply(write: ScanWrite): Promise<"applied" | "reloaded"> {
+    // What the scan scored is what the store now holds (it wrote them unless overtaken).
+    if (write.verdicts && write.scan.results_written !== false) verdicts.storeScan(write.scan.scan_id, write.verdicts);
     const result = loaded ? applyScan(state, write, historyLimit) : { reload: "the view was never loaded" };
     if ("reload" in result) {
       options.logger?.info({ scan_id: write.scan.scan_id, reason: result.reload }, "reloading the read model after the scan");
@@ -171,5 +177,6 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
     onChange(listener) {
       listeners.push(listener);
     },
+    verdicts,
   };
 }

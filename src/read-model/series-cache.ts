@@ -1,9 +1,8 @@
 // The anomaly series a replica holds in memory, per (datasource, table, timestamp column): the
-// latest scan's readings (cadence plus each grain's series), so GET /v1/reliability/anomalies
-// can draw every bucket without reading the warehouse again, and an incremental scan can judge
-// an unchanged table again from them instead of re-reading it (rejudgeGroup).
-// Bounded by the number of values held: past the bound, the least recently used groups go, and
-// a request for one reads it again (once per scan; see services/anomaly-service.ts).
+// latest scan's readings (cadence plus each grain's series), so an incremental scan can judge an
+// unchanged table again from them instead of re-reading it (rejudgeGroup). Reads never use them:
+// they draw the verdicts the scan kept (verdict-holder.ts). Bounded by the number of values
+// held: past the bound, the least recently used groups go, and the next scan reads them again.
 import { shiftSeries } from "../evaluate/series-values.js";
 import { usualGapSeconds } from "../plan/cadence-query.js";
 import { seriesSpan, type SeriesGroup } from "../plan/series-query.js";

@@ -4,6 +4,7 @@
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { GroupReading } from "../evaluate/series-values.js";
 import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { InferredTest } from "../infer/types.js";
 import type { SeriesGroup } from "../plan/series-query.js";
 import type { WarehouseSchema } from "../plan/types.js";
@@ -48,6 +49,8 @@ export interface AnomalyScanOutcome {
   flagged: FlaggedBucket[];
   /** checks whose series were scored */
   judged: string[];
+  /** by check key: the scored series' verdicts, bucket by bucket */
+  verdicts: ReadonlyMap<string, SeriesVerdicts>;
   /** series and cadence queries sent */
   queries: number;
   /** groups judged again from held readings instead of read */
@@ -107,6 +110,7 @@ export async function readAnomaliesFor(
         readings: reading.groups,
         flagged: judged?.flagged ?? [],
         judged: judged?.judged ?? [],
+        verdicts: judged?.verdicts ?? new Map(),
         queries: reading.queries,
         reused: reading.reused,
         loads: changes,

@@ -7,6 +7,7 @@ import pLimit from "p-limit";
 import { judgeAnomalyCheck, judgeGroup, skippedObservation, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import { readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";
 import type { InferredTest } from "../infer/types.js";
@@ -184,6 +185,8 @@ export interface AnomalyJudgements {
   flagged: FlaggedBucket[];
   /** checks whose series were scored (their buckets no longer flagged stop being active) */
   judged: string[];
+  /** by check key: every scored series' verdicts, bucket by bucket (what the read path draws) */
+  verdicts: Map<string, SeriesVerdicts>;
 }
 
 /**
@@ -209,6 +212,7 @@ export async function judgeReading(
   const observations = new Map<string, CheckObservation>();
   const flagged: FlaggedBucket[] = [];
   const judged: string[] = [];
+  const verdicts = new Map<string, SeriesVerdicts>();
   for (const { test_key, outcome, reason } of reading.plan.skipped) observations.set(test_key, skippedObservation({ outcome, reason }));
   for (const group of reading.plan.groups) {
     for (const test of [...group.cadenceTests, ...group.grains.flatMap((g) => g.tests)]) {
@@ -216,7 +220,8 @@ export async function judgeReading(
       observations.set(test.key, judgement.observation);
       flagged.push(...judgement.flagged);
       if (judgement.judged) judged.push(test.key);
+      if (judgement.verdicts) verdicts.set(test.key, judgement.verdicts);
     }
   }
-  return { observations, flagged, judged };
+  return { observations, flagged, judged, verdicts };
 }

@@ -86,30 +86,3 @@ export async function checkCatalogSql(
   }
   return errors;
 }
-
-/**
- * Metric name -> reason (judged "not evaluated: <reason>"), for every metric that cannot run: its own SQL does not parse, or
- * (derived metrics) an input's does, transitively.
- */
-export function blockedMetrics(
-  snapshot: CatalogSnapshot,
-  errors: ReadonlyMap<string, CatalogError> = snapshot.sql_errors ?? new Map(),
-): Map<string, string> {
-  const blocked = new Map<string, string>();
-  // The reason without the file (the message's first part): the test result says "not evaluated: <reason>".
-  for (const [metric, error] of errors) blocked.set(metric, error.message.slice(error.message.indexOf(": ") + 2));
-  if (blocked.size === 0) return blocked;
-  // Fixed point over derived inputs, bounded by the number of metrics.
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (const ir of snapshot.metrics) {
-      if (blocked.has(ir.name)) continue;
-      const input = ir.inputs.find((name) => blocked.has(name));
-      if (input === undefined) continue;
-      blocked.set(ir.name, `input metric ${input} cannot run (${blocked.get(input)!})`);
-      changed = true;
-    }
-  }
-  return blocked;
-}

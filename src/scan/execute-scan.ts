@@ -20,7 +20,8 @@ import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { readAnomaliesFor, type AnomalyScanInput, type AnomalyScanOutcome } from "./anomaly-scan.js";
-import { blockedMetrics, checkCatalogSql } from "./check-sql.js";
+import { blockedMetrics } from "../infer/blocked-metrics.js";
+import { checkCatalogSql } from "./check-sql.js";
 import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 

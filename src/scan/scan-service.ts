@@ -11,8 +11,10 @@ import type { Metrics } from "../metrics/prometheus.js";
 import { nextPass, type PreviousCheck } from "../evaluate/reuse.js";
 import type { ScanWrite } from "../read-model/apply-scan.js";
 import type { SeriesCache } from "../read-model/series-cache.js";
+import { verdictChanges } from "../read-model/verdict-holder.js";
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
-import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
+import type { ScanOwner, ScanRecord, ScanTrigger, Store, VerdictsWrite } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { failingTests } from "../incidents/failing-tests.js";
 import { groupProblems } from "../incidents/group-problems.js";
@@ -48,13 +50,15 @@ export interface ScanServiceOptions {
   currentObservations?: () => ReadonlyMap<string, CheckObservation>;
   /** recorded with each scan, so a restarted process can abort its predecessor's (scan/orphans.ts) */
   owner?: ScanOwner;
-  /** where a succeeded scan leaves its anomaly series for the read path (GET /v1/reliability/anomalies) */
+  /** where a succeeded scan leaves its anomaly series (an unchanged table's are judged again from them) */
   seriesCache?: SeriesCache;
   /**
    * The clock freshness_anomaly sees loads at, unix seconds (default: the warehouse server's).
    * Tests set it to play days of loads in minutes.
    */
   loadClock?: () => number;
+  /** the verdicts the read model holds (read-model/verdict-holder.ts): the basis of the scan's verdicts write */
+  heldVerdicts?: () => { scanId: string | null; verdicts: ReadonlyMap<string, SeriesVerdicts> };
 }
 
 type Finished = { scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> };
@@ -139,6 +143,13 @@ export function createScanService(options: ScanServiceOptions): ScanService {
     return lastPass.checks;
   }
 
+  /** The scan's verdicts against those the replica holds: the store is sent only what changed. */
+  function verdictsWrite(all: ReadonlyMap<string, SeriesVerdicts>): VerdictsWrite {
+    const held = options.heldVerdicts?.() ?? { scanId: null, verdicts: new Map() };
+    if (held.scanId === null) return { all, changed: [...all.keys()], removed: [], basis: null };
+    return { all, ...verdictChanges(held.verdicts, all), basis: held.scanId };
+  }
+
   async function execute(record: ScanRecord, abort: AbortController): Promise<Finished> {
     const started = performance.now();
     const log = logger.child({ scan_id: record.scan_id, trigger: record.trigger });
@@ -193,7 +204,11 @@ export function createScanService(options: ScanServiceOptions): ScanService {
         observations: outcome.observations,
         statuses: outcome.statuses,
         summary: outcome.summary,
-        anomalies: { flagged: outcome.anomalies.flagged, judged: outcome.anomalies.judged },
+        anomalies: {
+          flagged: outcome.anomalies.flagged,
+          judged: outcome.anomalies.judged,
+          verdicts: verdictsWrite(outcome.anomalies.verdicts),
+        },
         ...(outcome.passes ? { passes: outcome.passes } : {}),
         ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
         problems,
@@ -223,6 +238,7 @@ export function createScanService(options: ScanServiceOptions): ScanService {
           observations: outcome.observations,
           ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
           prunedBefore: pruneBefore,
+          verdicts: outcome.anomalies.verdicts,
         })
         .catch((error: unknown) => log.warn({ err: error }, "updating the read model after the scan failed"));
       const readModelSeconds = (performance.now() - readModelStarted) / 1000;

@@ -64,6 +64,11 @@ export interface BrowseService {
   /** an empty list for a table no metric reads, as affected-by answers */
   tableDetail(table: string): Promise<TableDetailView>;
   scanHealth(): Promise<ScanHealthView>;
+  /**
+   * Changes whenever what the pages draw from may have: a new read-model view (a scan, a reload,
+   * a catalogue) or a held anomaly verdict (feedback). Pages are kept per revision.
+   */
+  revision(): string;
 }
 
 export interface BrowseServiceOptions {
@@ -114,7 +119,18 @@ export function createBrowseService(options: BrowseServiceOptions): BrowseServic
     return recent.scans;
   };
 
+  /** Views are told apart by identity; a number per view keeps the revision a short string. */
+  const viewNumbers = new WeakMap<ReadView, number>();
+  let views = 0;
+
   return {
+    revision() {
+      const view = readModel.view();
+      let n = viewNumbers.get(view);
+      if (n === undefined) viewNumbers.set(view, (n = ++views));
+      return `${n}.${readModel.verdicts.revision()}`;
+    },
+
     async metricTable(query) {
       return table(readModel.view(), query);
     },

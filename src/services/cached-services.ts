@@ -90,7 +90,7 @@ export function cachedServices(services: Services, { readModel, getSnapshot }: C
       incidents: (query) => reliability.incidents(query),
       incident: (id) => reliability.incident(id),
     },
-    // Series are scored with the feedback of the moment: not cached here (the series cache holds the data).
+    // The anomaly series are drawn from the held verdicts and kept per view and revision by the service itself.
     anomalies,
   };
 }

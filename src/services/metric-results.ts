@@ -4,7 +4,7 @@ import { blockedResult } from "../evaluate/blocked.js";
 import { judgeTest } from "../evaluate/judge.js";
 import type { TestResult } from "../evaluate/types.js";
 import type { ReadView } from "../read-model/read-model.js";
-import { blockedMetrics } from "../scan/check-sql.js";
+import { blockedMetrics } from "../infer/blocked-metrics.js";
 
 /** Every test of `name` that has a result in `view` (none before its first scan). */
 export function metricResults(view: ReadView, name: string): TestResult[] {

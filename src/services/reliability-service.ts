@@ -5,20 +5,19 @@ import { notFound, unavailable } from "../errors/app-error.js";
 import { incidentSamples, metricTables } from "../incidents/alert-labels.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
-import type { ScanService } from "../scan/types.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
 import { getIncident, listIncidents } from "./incidents.js";
 import { metricResults } from "./metric-results.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
-import type { ReliabilityService } from "./types.js";
+import type { ReliabilityService, ScanRunner } from "./types.js";
 import { scanView, type StatusListingView } from "./views.js";
 
 export interface ReliabilityServiceOptions {
   readModel: ReadModel;
   store: Pick<Store, "getScan">;
-  scanService: ScanService;
+  scanService: ScanRunner;
 }
 
 const wholeListing = (view: ReadView): StatusListingView =>

@@ -3,6 +3,8 @@
 import type { MetricIR } from "../compile/ir.js";
 import type { ReliabilityStatus } from "../derive/types.js";
 import type { IncidentListingQuery, IncidentListingView, IncidentView } from "./incidents.js";
+import type { CheckObservation } from "../evaluate/types.js";
+import type { ScanRecord, ScanTrigger } from "../store/store.js";
 import type { PageRequest } from "./paginate.js";
 import type {
   AffectedByView,
@@ -33,6 +35,19 @@ export interface StatusListingQuery extends PageRequest {
   status?: ReliabilityStatus | undefined;
   /** metrics whose base table (or a joined table) this is */
   table?: string | undefined;
+}
+
+/**
+ * What the services ask of the scan service (scan/scan-service.ts, given by the composition
+ * root): they start scans and wait for them, and never reach into the scan's stages.
+ */
+export interface ScanRunner {
+  /** Starts a scan, or joins the one already running (coalesced: true). Returns at once. */
+  trigger(trigger: ScanTrigger): Promise<{ scan: ScanRecord; coalesced: boolean }>;
+  /** Resolves with the scan's final record once it has finished (or at once if it has). */
+  wait(scanId: string): Promise<ScanRecord>;
+  /** trigger + wait, returning the finished scan's observations. */
+  run(trigger: ScanTrigger): Promise<{ scan: ScanRecord; observations: ReadonlyMap<string, CheckObservation> }>;
 }
 
 export interface ValidationService {

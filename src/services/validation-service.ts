@@ -3,18 +3,17 @@ import { judgeAll } from "../evaluate/evaluate.js";
 import type { TestResult } from "../evaluate/types.js";
 import { mapSlices } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { blockedMetrics } from "../scan/check-sql.js";
-import type { ScanService } from "../scan/types.js";
+import { blockedMetrics } from "../infer/blocked-metrics.js";
 import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { isWholeListing, paginate } from "./paginate.js";
-import type { TestListingQuery, ValidationService } from "./types.js";
+import type { ScanRunner, TestListingQuery, ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
 
 export interface ValidationServiceOptions {
   getSnapshot: () => CatalogSnapshot;
-  scanService: ScanService;
+  scanService: ScanRunner;
 }
 
 /** Listing comes from the compiled snapshot only: it never touches the warehouse. */

@@ -4,6 +4,7 @@
 import { writeAnomalyBuckets } from "./anomaly-store.js";
 import { notifyChange } from "./change-feed.js";
 import { writeLoads } from "./arrival-store.js";
+import { writeAnomalyVerdicts } from "./anomaly-verdicts.js";
 import { checkId } from "./check-id.js";
 import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
@@ -154,6 +155,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
     // Under the lock: the open incidents read here are the newest, and no other scan changes them.
     if (scan.problems) incidents = await updateIncidents(sql, scan.problems, scan.scan_id, finishedAt);
     await writeLoads(sql, scan.loads, finishedAt);
+    await writeAnomalyVerdicts(sql, scan, finishedAt, previous?.id ?? null);
   }
   const { total, passing, failing, warning } = scan.summary;
   const [row] = (

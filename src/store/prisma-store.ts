@@ -9,6 +9,8 @@ import { openChangeFeed, SESSION_LOCK_CLASS, type ChangeFeed, type ChangeHandler
 import { readLoads } from "./arrival-store.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { completeScanIn } from "./complete-scan.js";
+import { readAnomalyVerdicts, upsertVerdicts } from "./anomaly-verdicts.js";
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
 import { openDatabase, type Database } from "./open-database.js";
 import type { Sql } from "./sql-session.js";
@@ -263,6 +265,18 @@ class PrismaStore implements Store {
     return guard("addAnomalyFeedback", () =>
       this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
         insertAnomalyFeedback(sql, feedback, this.now(), this.origin),
+      ),
+    );
+  }
+
+  anomalyVerdicts(checkKeys: readonly string[]) {
+    return guard("anomalyVerdicts", () => this.read((sql) => readAnomalyVerdicts(sql, checkKeys)));
+  }
+
+  putAnomalyVerdicts(verdicts: readonly SeriesVerdicts[]) {
+    return guard("putAnomalyVerdicts", () =>
+      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
+        upsertVerdicts(sql, verdicts, "feedback", this.now()),
       ),
     );
   }

@@ -9,6 +9,7 @@ import type { Incident, TableProblem } from "../incidents/types.js";
 
 export type { ChangeFeed, ChangeHandlers, StoreChange, StoreChangeKind } from "./change-feed.js";
 import type { LoadChange, LoadHistory } from "../evaluate/load-arrivals.js";
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 
 export type ScanTrigger = "manual" | "schedule" | "startup" | "api_run";
 export type ScanState = "running" | "succeeded" | "failed" | "aborted";
@@ -107,7 +108,16 @@ export interface FinishedScan {
    * Anomaly checks: the buckets this scan flagged, and the checks whose series it scored (their
    * buckets flagged before and not now stop being active). Absent: nothing to write.
    */
-  anomalies?: { flagged: readonly FlaggedBucket[]; judged: readonly string[] };
+  anomalies?: {
+    flagged: readonly FlaggedBucket[];
+    judged: readonly string[];
+    /**
+     * Every series' verdicts this scan scored (`all`), and which of them differ from those of the
+     * scan `basis` (the verdicts the replica held; null: none): when the store's newest scan is
+     * `basis`, only `changed` are written and `removed` deleted; otherwise all of them.
+     */
+    verdicts?: VerdictsWrite;
+  };
   /** incremental scans: the basis each observed check was measured under; null forgets it. Unset (a full scan): every basis is forgotten */
   passes?: ReadonlyMap<string, CheckPass | null>;
   /** incremental scans: checks whose result and basis are the previous pass's, unchanged: not written again */
@@ -116,6 +126,13 @@ export interface FinishedScan {
   problems?: readonly TableProblem[];
   /** freshness_anomaly: what changed in each series' loads (by series id); absent: nothing */
   loads?: ReadonlyMap<string, LoadChange>;
+}
+
+export interface VerdictsWrite {
+  all: ReadonlyMap<string, SeriesVerdicts>;
+  changed: readonly string[];
+  removed: readonly string[];
+  basis: string | null;
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
@@ -210,6 +227,10 @@ export interface Store {
   anomalyFeedback(): Promise<AnomalyFeedbackRecord[]>;
   /** Marks a bucket expected; marking it again keeps the first record. */
   addAnomalyFeedback(feedback: Omit<AnomalyFeedbackRecord, "created_at" | "expected">): Promise<AnomalyFeedbackRecord>;
+  /** The series verdicts the store holds for these checks, by key (a check without any is absent). */
+  anomalyVerdicts(checkKeys: readonly string[]): Promise<Map<string, SeriesVerdicts>>;
+  /** Writes series verdicts scored outside a scan (feedback): rows that are the same are left alone. */
+  putAnomalyVerdicts(verdicts: readonly SeriesVerdicts[]): Promise<void>;
   /** The buckets these checks ever flagged (active or not), oldest first. */
   anomalyBuckets(checkKeys: readonly string[]): Promise<StoredAnomalyBucket[]>;
   /** freshness_anomaly: every series' last sighting and the loads kept, by series id (evaluate/load-arrivals.ts). */

@@ -15,6 +15,7 @@ import type { Services } from "../services/types.js";
 import type { ScanView } from "../services/views.js";
 import { ASSETS } from "./assets.js";
 import { createOverviewRenderer } from "./overview-cache.js";
+import { createPageCache } from "./page-cache.js";
 import {
   DEFAULT_DIRECTION,
   DEFAULT_SORT,
@@ -58,11 +59,10 @@ function toPageError(error: unknown): { status: number; headers: Record<string, 
   return { status, headers: rest, message: body.error.message };
 }
 
+const html = (page: VNode): string => `<!DOCTYPE html>${render(page)}`;
+
 function sendPage(res: Response, status: number, page: VNode): void {
-  res
-    .status(status)
-    .type("html")
-    .send(`<!DOCTYPE html>${render(page)}`);
+  res.status(status).type("html").send(html(page));
 }
 
 export function createWebApp(options: WebAppOptions): Router {
@@ -89,6 +89,7 @@ export function createWebApp(options: WebAppOptions): Router {
     scan === undefined ? null : services.reliability.getScan(scan).catch(() => null);
 
   const overviewPage = createOverviewRenderer();
+  const pages = createPageCache();
 
   const page: RequestHandler[] = [securityHeaders, noStore];
 
@@ -174,18 +175,25 @@ export function createWebApp(options: WebAppOptions): Router {
       .send(overviewPage(ctx, table, { ...state, page: table.page }, incidents));
   });
 
+  // A metric's and a table's page: rendered once per revision, access level, banners and clock (page-cache.ts).
   router.get("/metric/:name", ...read, async (req, res) => {
     const { name } = parseInput(metricPath, req.params);
     const { scan } = parseInput(noticeQuery, req.query);
-    const detail = await browse.metricDetail(name);
-    const section = await services.anomalies.series(name).then(
-      (view): AnomalySection => ({ kind: "series", view }),
-      (error: unknown): AnomalySection => {
-        logger.warn({ err: error, metric: name }, "reading the anomaly series for the metric page failed");
-        return { kind: "error", message: "The anomaly series could not be read just now." };
-      },
-    );
-    sendPage(res, 200, MetricPage({ context: await context(req, await notice(scan)), detail, anomalies: section }));
+    const revision = browse.revision();
+    const ctx = await context(req, await notice(scan));
+    const bytes = await pages.page({ path: `/metric/${name}|${ctx.path}`, revision }, ctx, async (c) => {
+      const detail = await browse.metricDetail(name);
+      const section = await services.anomalies.series(name).then(
+        (view): AnomalySection => ({ kind: "series", view }),
+        (error: unknown): AnomalySection => {
+          logger.warn({ err: error, metric: name }, "reading the anomaly series for the metric page failed");
+          return { kind: "error", message: "The anomaly series could not be read just now." };
+        },
+      );
+      // A page whose series could not be read is not one to keep: the next request tries again.
+      return { html: html(MetricPage({ context: c, detail, anomalies: section })), keep: section?.kind !== "error" };
+    });
+    res.status(200).type("html").send(bytes);
   });
 
   router.get("/incident/:id", ...read, async (req, res) => {
@@ -198,7 +206,13 @@ export function createWebApp(options: WebAppOptions): Router {
   router.get("/table/:table", ...read, async (req, res) => {
     const { table } = parseInput(tablePath, req.params);
     const { scan } = parseInput(noticeQuery, req.query);
-    sendPage(res, 200, TablePage({ context: await context(req, await notice(scan)), detail: await browse.tableDetail(table) }));
+    const revision = browse.revision();
+    const ctx = await context(req, await notice(scan));
+    const bytes = await pages.page({ path: `/table/${table}|${ctx.path}`, revision }, ctx, async (c) => ({
+      html: html(TablePage({ context: c, detail: await browse.tableDetail(table) })),
+      keep: true,
+    }));
+    res.status(200).type("html").send(bytes);
   });
 
   router.post("/scan", ...post, async (req, res) => {

@@ -35,7 +35,6 @@ import { testReadModel, testScanService } from "../helpers/scan-service.js";
 import { targets, type TestDatabase } from "../store/databases.js";
 import { pino } from "pino";
 import { createAnomalyService } from "../../src/services/anomaly-service.js";
-import { createSeriesCache } from "../../src/read-model/series-cache.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
@@ -98,9 +97,6 @@ beforeAll(async () => {
       anomalies: createAnomalyService({
         readModel,
         store,
-        warehouses: new Map([["default", warehouse]]),
-        seriesCache: createSeriesCache(),
-        maxQuerySize: 262_144,
       }),
     },
     { readModel, getSnapshot },

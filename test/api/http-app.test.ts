@@ -23,7 +23,6 @@ import type { Store } from "../../src/store/store.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { targets, type TestDatabase } from "../store/databases.js";
-import { createSeriesCache } from "../../src/read-model/series-cache.js";
 import { createAnomalyService } from "../../src/services/anomaly-service.js";
 
 const RW = "rw-key-0123456789abcdef";
@@ -71,9 +70,6 @@ beforeAll(async () => {
       anomalies: createAnomalyService({
         readModel,
         store,
-        warehouses: new Map([["default", warehouse]]),
-        seriesCache: createSeriesCache(),
-        maxQuerySize: 262_144,
       }),
     },
     auth: { keys: [RW], readonlyKeys: [RO] },

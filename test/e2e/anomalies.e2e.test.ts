@@ -138,6 +138,11 @@ describeCombinations("anomaly series and feedback", (combination) => {
         `SELECT "metric", "rule", "measure", "expected" FROM "anomaly_feedback"`,
       );
       expect(rows).toEqual([{ metric, rule, measure, expected: true }]);
+      // The series was scored again with the mark and stored then (not at the next scan).
+      const verdicts = await session().backend.storeQuery!<{ scan_id: string }>(
+        `SELECT v."scan_id" FROM "anomaly_verdicts" v JOIN "anomaly_feedback" f ON f."check_id" = v."check_id"`,
+      );
+      expect(verdicts).toEqual([{ scan_id: "feedback" }]);
     }
   });
 
@@ -161,15 +166,24 @@ describeCombinations("anomaly series and feedback", (combination) => {
     expect(detail.failing_tests).toEqual([]);
   });
 
-  it("a replica that did not run the scan reads the series on demand, the same buckets", async () => {
+  it("a replica that did not run the scan draws the series from the store, the same buckets, with its warehouse down", async () => {
     const { backend, d } = session();
     const before = await d.get(`/v1/reliability/anomalies/${PLANTED_ANOMALIES.volume.metric}`);
-    // PGlite allows one process per data directory: the same daemon restarted, without a start-up scan.
+    const valueBefore = await d.get(`/v1/reliability/anomalies/${PLANTED_ANOMALIES.value.metric}`);
+    // PGlite allows one process per data directory: the same daemon restarted, without a start-up
+    // scan; on the servers, its ClickHouse is a port nothing listens on (the embedded chdb cannot be down).
     await d.stop();
-    const replica = await launch(backend, { SCAN_ON_START: "false" });
+    const down: Record<string, string> = backend.env.CLICKHOUSE_URL ? { CLICKHOUSE_URL: "http://127.0.0.1:1" } : {};
+    const replica = await launch(backend, { SCAN_ON_START: "false", ...down });
     try {
       const after = await replica.get(`/v1/reliability/anomalies/${PLANTED_ANOMALIES.volume.metric}`);
       expect(after).toEqual(before);
+      // The feedback of the tests above is in the stored verdicts (scored with it, not flagged).
+      expect(await replica.get(`/v1/reliability/anomalies/${PLANTED_ANOMALIES.value.metric}`)).toEqual(valueBefore);
+      expect((after.series[0].buckets as Bucket[]).find((b) => b.start === dayStart(2))).toMatchObject({
+        anomalous: false,
+        feedback: true,
+      });
       // The scan's statuses were kept in the store.
       expect((await replica.get(`/v1/reliability/status/${PLANTED_ANOMALIES.volume.metric}`)).status).toBe("healthy");
     } finally {

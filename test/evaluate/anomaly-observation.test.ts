@@ -1,6 +1,7 @@
 // The pure step from anomaly series to observations: which window is scored, what the message
 // and the sample query say, what is flagged for the store; verdicts are built by hand here (a
 // unit test of the observation), and by the real scoring in scoreCheck.
+import { ANOMALOUS, FEEDBACK, toSeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
 import { describe, expect, it } from "vitest";
 import type { BucketVerdict, SeriesVerdict } from "../../src/anomaly/types.js";
 import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
@@ -11,6 +12,7 @@ import {
   formatValue,
   observeSeries,
   scoreCheck,
+  rescore,
   seriesKind,
   seriesMeasure,
 } from "../../src/evaluate/anomaly-observation.js";
@@ -214,6 +216,17 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
       rows_total: 0,
       message: "not applicable: excluded from anomaly detection: 2 days (migration)",
     });
+  });
+
+  it("the verdicts the scan keeps, scored again with feedback from their own values, are what the next scan scores", () => {
+    const judged = judgeAnomalyCheck(volume, { reading, grain: reading.grains[0]! }, new Map());
+    const held = judged.verdicts!;
+    expect(held).toEqual(toSeriesVerdicts(volume.key, scoreCheck(volume, series, new Map())!));
+    expect(held.flags.at(-1)).toBe(ANOMALOUS);
+    const feedback = feedbackIndex([{ check_key: volume.key, start: new Date(49 * DAY * 1000) }]);
+    const again = rescore(volume, held, feedback)!;
+    expect(again).toEqual(toSeriesVerdicts(volume.key, scoreCheck(volume, series, feedback)!));
+    expect(again.flags.at(-1)).toBe(FEEDBACK);
   });
 
   it("judges every kind of answer the scan can have", () => {

@@ -25,7 +25,13 @@ export function testScanService(
     concurrency: 2,
     maxQuerySize: 262_144,
     retentionDays: 30,
-    ...(readModel ? { afterScan: (write) => readModel.applyScan(write), currentObservations: () => readModel.view().observations } : {}),
+    ...(readModel
+      ? {
+          afterScan: (write) => readModel.applyScan(write),
+          currentObservations: () => readModel.view().observations,
+          heldVerdicts: () => readModel.verdicts.held(),
+        }
+      : {}),
     ...overrides,
   });
 }

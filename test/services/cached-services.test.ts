@@ -22,7 +22,6 @@ import { testReadModel, testScanService } from "../helpers/scan-service.js";
 import { targets, type TestDatabase } from "../store/databases.js";
 import { ir } from "./fixtures.js";
 import { createAnomalyService } from "../../src/services/anomaly-service.js";
-import { createSeriesCache } from "../../src/read-model/series-cache.js";
 
 const logger = pino({ level: "silent" });
 const pglite = targets.find((t) => t.name === "pglite")!;
@@ -60,9 +59,6 @@ beforeAll(async () => {
     anomalies: createAnomalyService({
       readModel,
       store,
-      warehouses: new Map([["default", warehouse]]),
-      seriesCache: createSeriesCache(),
-      maxQuerySize: 262_144,
     }),
   };
   cached = cachedServices(raw, { readModel, getSnapshot });

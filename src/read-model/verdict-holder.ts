@@ -1,0 +1,74 @@
+// The anomaly series' verdicts a replica holds, as of a scan: all of them after a scan this
+// replica ran (the scan scored them; the store got the same), otherwise those a request needed,
+// read from the store once per scan and kept (bounded). Requests draw charts from here; nothing
+// here scores a series or reads the warehouse.
+import { sameVerdicts, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
+
+/** Series read from the store on demand, kept at most this many (the map starts again when full). */
+export const LOADED_KEPT = 20_000;
+
+export interface VerdictHolder {
+  /** After this replica's scan wrote its results: every series' verdicts as of `scanId`. */
+  storeScan(scanId: string, verdicts: ReadonlyMap<string, SeriesVerdicts>): void;
+  /** The complete set this replica holds (its last scan's, with feedback since), the basis of the next scan's write. */
+  held(): { scanId: string | null; verdicts: ReadonlyMap<string, SeriesVerdicts> };
+  /** As of `scanId`: the series' verdicts, null when it has none, undefined when not held (read the store). */
+  get(scanId: string, key: string): SeriesVerdicts | null | undefined;
+  /** What the store answered for `keys` as of `scanId` (a key it did not answer has none). */
+  load(scanId: string, keys: readonly string[], found: ReadonlyMap<string, SeriesVerdicts>): void;
+  /** One series scored again outside a scan (feedback), as of `scanId`. */
+  put(scanId: string, verdicts: SeriesVerdicts): void;
+  /**
+   * Another replica re-scored series (feedback): nothing held may be current, so every series is
+   * read from the store again when asked, and the next scan writes every series it scored.
+   */
+  forget(): void;
+  /** Changes whenever a held verdict may have: the cache key of what is drawn from them. */
+  revision(): number;
+}
+
+/** Which held series a scan changed: the write the store needs (see FinishedScan.anomalies.verdicts). */
+export function verdictChanges(
+  held: ReadonlyMap<string, SeriesVerdicts>,
+  next: ReadonlyMap<string, SeriesVerdicts>,
+): { changed: string[]; removed: string[] } {
+  const changed: string[] = [];
+  for (const [key, verdicts] of next) if (!sameVerdicts(held.get(key), verdicts)) changed.push(key);
+  const removed = [...held.keys()].filter((key) => !next.has(key));
+  return { changed, removed };
+}
+
+export function createVerdictHolder(loadedKept = LOADED_KEPT): VerdictHolder {
+  let complete: { scanId: string; verdicts: Map<string, SeriesVerdicts> } | null = null;
+  let loaded = new Map<string, { scanId: string; verdicts: SeriesVerdicts | null }>();
+  let revision = 0;
+
+  return {
+    storeScan(scanId, verdicts) {
+      complete = { scanId, verdicts: new Map(verdicts) };
+      loaded = new Map();
+      revision += 1;
+    },
+    held: () => (complete ? { scanId: complete.scanId, verdicts: complete.verdicts } : { scanId: null, verdicts: new Map() }),
+    get(scanId, key) {
+      if (complete?.scanId === scanId) return complete.verdicts.get(key) ?? null;
+      const entry = loaded.get(key);
+      return entry?.scanId === scanId ? entry.verdicts : undefined;
+    },
+    load(scanId, keys, found) {
+      if (loaded.size + keys.length > loadedKept) loaded = new Map();
+      for (const key of keys) loaded.set(key, { scanId, verdicts: found.get(key) ?? null });
+    },
+    put(scanId, verdicts) {
+      if (complete?.scanId === scanId) complete.verdicts.set(verdicts.check_key, verdicts);
+      else loaded.set(verdicts.check_key, { scanId, verdicts });
+      revision += 1;
+    },
+    forget() {
+      complete = null;
+      loaded = new Map();
+      revision += 1;
+    },
+    revision: () => revision,
+  };
+}

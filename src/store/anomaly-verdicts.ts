@@ -1,0 +1,125 @@
+// Anomaly series' verdicts in the store (anomaly_verdicts): one row per check, its buckets as
+// columns in one JSON text. A scan sends only the series whose verdicts changed since the scan the replica held
+// (a new bucket, late rows, feedback), and every one when the store's newest scan is another
+// (a replica that did not hold them): unchanged rows are never rewritten either way.
+import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
+import { checkId } from "./check-id.js";
+import type { Sql } from "./sql-session.js";
+import type { FinishedScan } from "./store.js";
+import { toColumnArrays, unnestFrom } from "./unnest.js";
+
+/**
+ * The columns as base64 of their IEEE doubles: exact (NaN included, so a replica reading them
+ * draws what the scanning one does), and a third shorter than decimal JSON.
+ */
+interface Encoded {
+  s: number;
+  d: number;
+  v: string;
+  e: string;
+  l: string;
+  u: string;
+  f: string;
+  x: Record<string, string> | null;
+}
+
+const toBase64 = (column: Float64Array | Uint8Array) => Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString("base64");
+function doubles(text: string): Float64Array {
+  const bytes = Buffer.from(text, "base64");
+  // A copy: the decoded buffer need not be 8-byte aligned.
+  const column = new Float64Array(bytes.length / 8);
+  new Uint8Array(column.buffer).set(bytes);
+  return column;
+}
+
+export function encodeVerdicts(v: SeriesVerdicts): string {
+  const encoded: Encoded = {
+    s: v.start,
+    d: v.step,
+    v: toBase64(v.value),
+    e: toBase64(v.expected),
+    l: toBase64(v.lower),
+    u: toBase64(v.upper),
+    f: toBase64(v.flags),
+    x: v.excluded ? Object.fromEntries(v.excluded) : null,
+  };
+  return JSON.stringify(encoded);
+}
+
+export function decodeVerdicts(checkKey: string, text: string): SeriesVerdicts {
+  const e = JSON.parse(text) as Encoded;
+  return {
+    check_key: checkKey,
+    start: e.s,
+    step: e.d,
+    value: doubles(e.v),
+    expected: doubles(e.e),
+    lower: doubles(e.l),
+    upper: doubles(e.u),
+    flags: Uint8Array.from(Buffer.from(e.f, "base64")),
+    excluded: e.x ? new Map(Object.entries(e.x).map(([i, r]) => [Number(i), r])) : null,
+  };
+}
+
+const COLUMNS = { check_id: "bigint", verdicts: "text", buckets: "int4", scan_id: "text", updated_at: "timestamptz" };
+
+/**
+ * Series per statement: some 2 MB of text, so neither encoding a chunk nor the driver's array
+ * literal holds the event loop for long (a first scan writes about 30 MB).
+ */
+const CHUNK = 500;
+
+/** Upserts `verdicts`; a row whose text is the same is left alone. */
+export async function upsertVerdicts(sql: Sql, verdicts: Iterable<SeriesVerdicts>, by: string, at: Date): Promise<void> {
+  const all = [...verdicts];
+  const n = Object.keys(COLUMNS).length;
+  for (let start = 0; start < all.length; start += CHUNK) {
+    const rows = all
+      .slice(start, start + CHUNK)
+      .map((v) => [checkId(v.check_key), encodeVerdicts(v), v.flags.length, by, at.toISOString()]);
+    await sql(
+      `INSERT INTO "anomaly_verdicts" ("check_id", "verdicts", "buckets", "scan_id", "updated_at") SELECT * FROM ${unnestFrom(COLUMNS)}
+       ON CONFLICT ("check_id") DO UPDATE SET "verdicts" = EXCLUDED."verdicts", "buckets" = EXCLUDED."buckets",
+         "scan_id" = EXCLUDED."scan_id", "updated_at" = EXCLUDED."updated_at"
+       WHERE "anomaly_verdicts"."verdicts" IS DISTINCT FROM EXCLUDED."verdicts"`,
+      toColumnArrays(rows, n),
+    );
+  }
+}
+
+/** In completeScan's transaction; `previousScanId` is the store's newest succeeded scan before this one. */
+export async function writeAnomalyVerdicts(sql: Sql, scan: FinishedScan, at: Date, previousScanId: string | null): Promise<void> {
+  const verdicts = scan.anomalies?.verdicts;
+  if (!verdicts) return;
+  const incremental = verdicts.basis !== null && verdicts.basis === previousScanId;
+  if (incremental) {
+    await upsertVerdicts(
+      sql,
+      verdicts.changed.flatMap((key) => verdicts.all.get(key) ?? []),
+      scan.scan_id,
+      at,
+    );
+    if (verdicts.removed.length > 0)
+      await sql(`DELETE FROM "anomaly_verdicts" WHERE "check_id" = ANY($1::bigint[])`, [verdicts.removed.map(checkId)]);
+    return;
+  }
+  // The replica did not hold the store's verdicts: all of them, and none of a series this scan did not score.
+  await upsertVerdicts(sql, verdicts.all.values(), scan.scan_id, at);
+  await sql(`DELETE FROM "anomaly_verdicts" WHERE NOT ("check_id" = ANY($1::bigint[]))`, [[...verdicts.all.keys()].map(checkId)]);
+}
+
+/** The verdicts held for these checks (absent: none), by key. */
+export async function readAnomalyVerdicts(sql: Sql, checkKeys: readonly string[]): Promise<Map<string, SeriesVerdicts>> {
+  const found = new Map<string, SeriesVerdicts>();
+  if (checkKeys.length === 0) return found;
+  const byId = new Map(checkKeys.map((key) => [checkId(key), key]));
+  const { rows } = await sql<{ check_id: string; verdicts: string }>(
+    `SELECT "check_id"::text AS "check_id", "verdicts" FROM "anomaly_verdicts" WHERE "check_id" = ANY($1::bigint[])`,
+    [[...byId.keys()]],
+  );
+  for (const row of rows) {
+    const key = byId.get(row.check_id);
+    if (key !== undefined) found.set(key, decodeVerdicts(key, row.verdicts));
+  }
+  return found;
+}

@@ -1,0 +1,120 @@
+// The verdicts a replica holds: a scan's complete set, series read on demand per scan, feedback's
+// re-scored series; and which series a scan changed against them. Plain values.
+import { describe, expect, it } from "vitest";
+import { ANOMALOUS, sameVerdicts, toSeriesVerdicts, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
+import { createVerdictHolder, verdictChanges } from "../../src/read-model/verdict-holder.js";
+
+const v = (key: string, values: number[], flags: number[] = values.map(() => 0)): SeriesVerdicts => ({
+  check_key: key,
+  start: 0,
+  step: 3_600_000,
+  value: Float64Array.from(values),
+  expected: Float64Array.from(values, () => NaN),
+  lower: Float64Array.from(values, () => NaN),
+  upper: Float64Array.from(values, () => NaN),
+  flags: Uint8Array.from(flags),
+  excluded: null,
+});
+
+describe("verdict holder", () => {
+  it("holds a scan's verdicts; a key the scan did not score has none; another scan's are not held", () => {
+    const holder = createVerdictHolder();
+    expect(holder.held()).toEqual({ scanId: null, verdicts: new Map() });
+    const a = v("a", [1, 2]);
+    holder.storeScan("s1", new Map([["a", a]]));
+    expect(holder.get("s1", "a")).toBe(a);
+    expect(holder.get("s1", "b")).toBeNull();
+    expect(holder.get("s2", "a")).toBeUndefined();
+    expect(holder.held().scanId).toBe("s1");
+  });
+
+  it("keeps what the store answered per scan, and feedback's series; each change moves the revision", () => {
+    const holder = createVerdictHolder(3);
+    const r0 = holder.revision();
+    holder.load("s2", ["a", "b"], new Map([["a", v("a", [1])]]));
+    expect(holder.get("s2", "a")).toEqual(v("a", [1]));
+    expect(holder.get("s2", "b")).toBeNull();
+    expect(holder.revision()).toBe(r0);
+    holder.put("s2", v("a", [1], [ANOMALOUS]));
+    expect(holder.get("s2", "a")!.flags[0]).toBe(ANOMALOUS);
+    expect(holder.revision()).toBe(r0 + 1);
+    // Past the bound the loaded series start again.
+    holder.load("s2", ["c", "d"], new Map());
+    expect(holder.get("s2", "b")).toBeUndefined();
+  });
+
+  it("forgets everything when another replica's feedback re-scored a series: reads go to the store again", () => {
+    const holder = createVerdictHolder();
+    holder.storeScan("s1", new Map([["a", v("a", [1])]]));
+    holder.load("s0", ["b"], new Map([["b", v("b", [2])]]));
+    const r0 = holder.revision();
+    holder.forget();
+    expect(holder.get("s1", "a")).toBeUndefined();
+    expect(holder.get("s0", "b")).toBeUndefined();
+    expect(holder.held()).toEqual({ scanId: null, verdicts: new Map() });
+    expect(holder.revision()).toBe(r0 + 1);
+  });
+
+  it("tells which series a scan changed, and which it no longer has", () => {
+    const held = new Map([
+      ["a", v("a", [1, 2])],
+      ["b", v("b", [1])],
+      ["gone", v("gone", [1])],
+    ]);
+    const next = new Map([
+      ["a", v("a", [1, 2])],
+      ["b", v("b", [1, NaN])],
+      ["new", v("new", [1])],
+    ]);
+    expect(verdictChanges(held, next)).toEqual({ changed: ["b", "new"], removed: ["gone"] });
+  });
+});
+
+describe("series verdicts", () => {
+  it("keep every bucket of a scored series, missing values as NaN, and compare by value", () => {
+    const kept = toSeriesVerdicts("a", {
+      kind: "scored",
+      seasonality: "none",
+      scored: 1,
+      anomalous: 1,
+      level_shift_at: null,
+      level_shifts: [],
+      buckets: [
+        {
+          start: 0,
+          value: NaN,
+          expected: null,
+          lower: null,
+          upper: null,
+          anomalous: false,
+          feedback: false,
+          in_detection: false,
+          deviations: null,
+          excluded: "holiday: New Year",
+        },
+        {
+          start: 10,
+          value: 5,
+          expected: 2,
+          lower: 1,
+          upper: 3,
+          anomalous: true,
+          feedback: false,
+          in_detection: true,
+          deviations: 4,
+          excluded: null,
+        },
+      ],
+    })!;
+    expect(kept.start).toBe(0);
+    expect(kept.step).toBe(10);
+    expect([...kept.value]).toEqual([NaN, 5]);
+    expect([...kept.upper]).toEqual([NaN, 3]);
+    expect([...kept.flags]).toEqual([0, ANOMALOUS]);
+    expect([...kept.excluded!]).toEqual([[0, "holiday: New Year"]]);
+    expect(sameVerdicts(kept, { ...kept, value: Float64Array.from([NaN, 5]) })).toBe(true);
+    expect(sameVerdicts(kept, { ...kept, value: Float64Array.from([0, 5]) })).toBe(false);
+    expect(sameVerdicts(kept, { ...kept, excluded: new Map([[0, "holiday"]]) })).toBe(false);
+    expect(sameVerdicts(kept, { ...kept, excluded: null })).toBe(false);
+  });
+});

@@ -1,0 +1,146 @@
+// Anomaly series' verdicts in the store, on every target (PGlite, and PostgreSQL when
+// DATABASE_URL is set): they round-trip exactly (missing values, flags, exclusions), a scan
+// writes only the series that changed since the scan the replica held, and every one when the
+// store's newest scan is another; feedback's re-scored series replaces its row.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ANOMALOUS, FEEDBACK, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
+import { createStore } from "../../src/store/prisma-store.js";
+import type { Store, VerdictsWrite } from "../../src/store/store.js";
+import { targets, type TestDatabase } from "./databases.js";
+import { at, finished, observation, status, test } from "./fixtures.js";
+
+const DAY = 86_400_000;
+function verdicts(key: string, values: number[], extra: Partial<SeriesVerdicts> = {}): SeriesVerdicts {
+  const n = values.length;
+  return {
+    check_key: key,
+    start: Date.UTC(2026, 0, 1),
+    step: DAY,
+    value: Float64Array.from(values),
+    expected: Float64Array.from(values, (v, i) => (i < 2 ? NaN : v + 0.5)),
+    lower: Float64Array.from(values, (v, i) => (i < 2 ? NaN : v - 10)),
+    upper: Float64Array.from(values, (v, i) => (i < 2 ? NaN : v + 10.25)),
+    flags: Uint8Array.from({ length: n }, (_, i) => (i === n - 1 ? ANOMALOUS : 0)),
+    excluded: null,
+    ...extra,
+  };
+}
+
+describe.each(targets)("anomaly verdicts on $name", (target) => {
+  let db: TestDatabase;
+  let store: Store;
+  let clock = at(0);
+  const tests = [test("orders", "vol", { rule: "volume_anomaly" }), test("orders", "sum", { rule: "metric_value_anomaly" })];
+
+  beforeEach(async () => {
+    db = await target.fresh();
+    store = await createStore({ ...db.options, now: () => clock });
+  });
+  afterEach(async () => {
+    await store.close();
+    await db.drop();
+  });
+
+  async function scan(id: string, minute: number, write: VerdictsWrite) {
+    await store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
+    clock = at(minute);
+    return store.completeScan({
+      ...finished(id, tests, { vol: observation(0, 2), sum: observation(0, 2) }, [status("orders", "healthy")]),
+      anomalies: { flagged: [], judged: ["vol", "sum"], verdicts: write },
+    });
+  }
+  // The rows as written (PGlite: another instance on the data directory sees them once the store closed).
+  async function query<T>(sql: string): Promise<T[]> {
+    await store.close();
+    try {
+      return await db.query<T>(sql);
+    } finally {
+      store = await createStore({ ...db.options, now: () => clock });
+    }
+  }
+  const rows = () => query<{ scan_id: string; buckets: number }>(`SELECT "scan_id", "buckets" FROM "anomaly_verdicts" ORDER BY "scan_id"`);
+
+  it("round-trips every bucket: missing values, band, flags, exclusions", async () => {
+    const vol = verdicts("vol", [10, NaN, 12, 0, -3.75, 1e12], {
+      flags: Uint8Array.from([0, 0, FEEDBACK, 0, ANOMALOUS, ANOMALOUS | FEEDBACK]),
+      excluded: new Map([[3, "holiday"]]),
+    });
+    const sum = verdicts("sum", [1.5]);
+    await scan("s1", 1, {
+      all: new Map([
+        ["vol", vol],
+        ["sum", sum],
+      ]),
+      changed: ["vol", "sum"],
+      removed: [],
+      basis: null,
+    });
+    const read = await store.anomalyVerdicts(["vol", "sum", "absent"]);
+    expect([...read.keys()].sort()).toEqual(["sum", "vol"]);
+    expect(read.get("vol")).toEqual(vol);
+    expect(read.get("sum")).toEqual(sum);
+    expect(Object.is(read.get("vol")!.value[1], NaN)).toBe(true);
+  });
+
+  it("writes only what changed since the basis; everything when the store's newest scan is another", async () => {
+    const v1 = verdicts("vol", [10, 11, 12]);
+    const s1 = verdicts("sum", [5, 6, 7]);
+    await scan("s1", 1, {
+      all: new Map([
+        ["vol", v1],
+        ["sum", s1],
+      ]),
+      changed: ["vol", "sum"],
+      removed: [],
+      basis: null,
+    });
+    // Nothing changed: no row rewritten.
+    await scan("s2", 2, {
+      all: new Map([
+        ["vol", v1],
+        ["sum", s1],
+      ]),
+      changed: [],
+      removed: [],
+      basis: "s1",
+    });
+    expect(await rows()).toEqual([
+      { scan_id: "s1", buckets: 3 },
+      { scan_id: "s1", buckets: 3 },
+    ]);
+    // A new bucket of one series: that row only.
+    const v3 = verdicts("vol", [10, 11, 12, 13]);
+    await scan("s3", 3, {
+      all: new Map([
+        ["vol", v3],
+        ["sum", s1],
+      ]),
+      changed: ["vol"],
+      removed: [],
+      basis: "s2",
+    });
+    expect(await rows()).toEqual([
+      { scan_id: "s1", buckets: 3 },
+      { scan_id: "s3", buckets: 4 },
+    ]);
+    // A basis the store is not at (another replica scanned): every series sent, same rows left alone,
+    // a series the scan did not score removed.
+    await scan("s4", 4, { all: new Map([["vol", v3]]), changed: [], removed: [], basis: "s1" });
+    expect(await rows()).toEqual([{ scan_id: "s3", buckets: 4 }]);
+    expect((await store.anomalyVerdicts(["vol", "sum"])).get("vol")).toEqual(v3);
+  });
+
+  it("feedback's re-scored series replaces its row; the same again writes nothing", async () => {
+    const v1 = verdicts("vol", [10, 11, 12]);
+    await scan("s1", 1, { all: new Map([["vol", v1]]), changed: ["vol"], removed: [], basis: null });
+    const marked = { ...v1, flags: Uint8Array.from([0, 0, FEEDBACK]) };
+    clock = at(5);
+    await store.putAnomalyVerdicts([marked]);
+    expect((await store.anomalyVerdicts(["vol"])).get("vol")).toEqual(marked);
+    expect(await rows()).toEqual([{ scan_id: "feedback", buckets: 3 }]);
+    const [before] = await query<{ updated_at: Date }>(`SELECT "updated_at" FROM "anomaly_verdicts"`);
+    clock = at(6);
+    await store.putAnomalyVerdicts([marked]);
+    expect(await query(`SELECT "updated_at" FROM "anomaly_verdicts"`)).toEqual([before]);
+  });
+});
