@@ -172,7 +172,11 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
     pages: (shared) =>
-      createWebApp({ ...shared, browse: createBrowseService({ readModel, store }), revocations: createSessionRevocations({ store, logger }) }),
+      createWebApp({
+        ...shared,
+        browse: createBrowseService({ readModel, store }),
+        revocations: createSessionRevocations({ store, logger }),
+      }),
     metrics,
     readiness,
     logger,

@@ -182,7 +182,8 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use("/v1", async (req, _res, next) => {
     const client = clientOf(req);
     await throttle.check(client);
-    if (bearerToken(req.headers.authorization) !== null && !knownKey(authenticate, req.headers.authorization)) await throttle.failed(client);
+    if (bearerToken(req.headers.authorization) !== null && !knownKey(authenticate, req.headers.authorization))
+      await throttle.failed(client);
     next();
   });
   registerRoutes(app, services, table, {

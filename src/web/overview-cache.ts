@@ -5,6 +5,7 @@
 // same time, so a person refreshing costs a lookup. Both are bounded.
 import { render } from "preact-render-to-string";
 import type { MetricTableView } from "../services/metric-table.js";
+import { escapeInvisible } from "./visible-text.js";
 import type { PageContext } from "./views/layout.js";
 import { OverviewMain, overviewHref, OverviewPage, type OverviewState } from "./views/overview-page.js";
 
@@ -47,7 +48,7 @@ export function createOverviewRenderer(): (context: PageContext, table: MetricTa
     const main =
       contents.get(contentKey) ??
       remember(contents, CONTENTS_KEPT, contentKey, render(OverviewMain({ now: context.now, health, table, state })));
-    const bytes = Buffer.from(`<!DOCTYPE html>${render(OverviewPage({ context, main }))}`, "utf8");
+    const bytes = Buffer.from(escapeInvisible(`<!DOCTYPE html>${render(OverviewPage({ context, main }))}`), "utf8");
     return context.notice ? bytes : remember(pages, PAGES_KEPT, pageKey, bytes);
   };
 }

@@ -14,6 +14,7 @@ import type { BrowseService, ScanHealthView } from "../services/browse-service.j
 import type { Services } from "../services/types.js";
 import type { ScanView } from "../services/views.js";
 import { ASSETS } from "./assets.js";
+import { escapeInvisible } from "./visible-text.js";
 import { createOverviewRenderer } from "./overview-cache.js";
 import {
   DEFAULT_DIRECTION,
@@ -63,7 +64,7 @@ function sendPage(res: Response, status: number, page: VNode): void {
   res
     .status(status)
     .type("html")
-    .send(`<!DOCTYPE html>${render(page)}`);
+    .send(escapeInvisible(`<!DOCTYPE html>${render(page)}`));
 }
 
 export function createWebApp(options: WebAppOptions): Router {
