@@ -67,7 +67,7 @@ const EnvSchema = z.object({
   REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(30),
   SCAN_WAIT_TIMEOUT_SECONDS: int(1, 86_400).default(600),
   /** bytes of JSON one request may be answered with (a tRPC batch: its calls together) */
-  MAX_ANSWER_BYTES: int(65_536, 1 << 30).default(4 * 1024 * 1024),
+  MAX_ANSWER_BYTES: int(1024, 1 << 30).default(4 * 1024 * 1024),
   /** wrong API keys per client per window, at /login, /v1, /trpc and /metrics, before 429; 0: no limit */
   AUTH_FAILURE_LIMIT: int(0, 1_000_000).default(10),
   AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
