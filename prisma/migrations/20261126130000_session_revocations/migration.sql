@@ -3,16 +3,16 @@
 
 -- CreateTable
 CREATE TABLE "session_revocations" (
-    "seq" BIGSERIAL NOT NULL,
     "session_id" TEXT NOT NULL,
+    "seq" BIGSERIAL NOT NULL,
     "expires_at" TIMESTAMPTZ(3) NOT NULL,
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
 
-    CONSTRAINT "session_revocations_pkey" PRIMARY KEY ("seq")
+    CONSTRAINT "session_revocations_pkey" PRIMARY KEY ("session_id")
 );
 
 -- CreateIndex
-CREATE UNIQUE INDEX "session_revocations_session_id_key" ON "session_revocations"("session_id");
+CREATE INDEX "session_revocations_seq_idx" ON "session_revocations"("seq");
 
 -- CreateIndex
 CREATE INDEX "session_revocations_expires_at_idx" ON "session_revocations"("expires_at");
