@@ -10,6 +10,7 @@
  * C0 controls but tab, line feed and carriage return; DEL and the C1 controls; the bidirectional
  * marks, embeddings, overrides and isolates; zero-width characters; line and paragraph separators.
  */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/;
 const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "g");
 
