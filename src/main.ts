@@ -3,6 +3,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createHttpApp } from "./api/http-app.js";
 import { createWebApp } from "./web/web-app.js";
+import { createSessionRevocations } from "./web/session-revocations.js";
 import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
@@ -219,7 +220,12 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const app = createHttpApp({
     services,
     auth: { keys: apiKeys, readonlyKeys: config.API_READONLY_KEYS },
-    pages: (shared) => createWebApp({ ...shared, browse: createBrowseService({ readModel, store }) }),
+    pages: (shared) =>
+      createWebApp({
+        ...shared,
+        browse: createBrowseService({ readModel, store }),
+        revocations: createSessionRevocations({ store, logger }),
+      }),
     metrics,
     readiness,
     logger,
@@ -230,7 +236,13 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
       bodyLimitBytes: config.REQUEST_BODY_LIMIT_BYTES,
       requestTimeoutSeconds: config.REQUEST_TIMEOUT_SECONDS,
       scanWaitTimeoutSeconds: config.SCAN_WAIT_TIMEOUT_SECONDS,
+      maxAnswerBytes: config.MAX_ANSWER_BYTES,
+      authFailureLimit: config.AUTH_FAILURE_LIMIT,
+      authFailureWindowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
     },
+    metricsToken: config.METRICS_TOKEN,
+    allowedHosts: config.ALLOWED_HOSTS,
+    trustProxy: config.TRUST_PROXY,
   });
   http.attach(app);
   logger.info({ port }, "listening");

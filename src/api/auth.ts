@@ -1,7 +1,7 @@
 // Bearer-key auth, the ONE module both transports use. Keys are compared as SHA-256 digests
 // with timingSafeEqual: fixed-length inputs, so neither a key's content nor its length leaks
 // through timing. Every configured key is compared on every request (no early exit).
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
 import { AppError } from "../errors/app-error.js";
 
 export type Access = "read" | "write";
@@ -48,4 +48,34 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
     if (need === "write" && granted !== "write") throw new AppError("forbidden", "this API key is read-only");
     return granted;
   };
+}
+
+/**
+ * A secret derived from every configured key with its role (HKDF): the same on every replica with
+ * the same keys, without another variable; changing the keys changes it. The pages seal sessions
+ * under it (web/session.ts) and key ids are HMACs under it.
+ */
+export function keysSecret(auth: AuthOptions): string {
+  const material = [...auth.keys.map((k) => `rw:${k}`), ...auth.readonlyKeys.map((k) => `ro:${k}`)].sort().join("\n");
+  return Buffer.from(hkdfSync("sha256", material, "metric-reliability", "web session v1", 32)).toString("base64url");
+}
+
+/**
+ * A key's id: an HMAC of the key (from which it cannot be recovered), the same on every replica.
+ * A session holds it instead of the key, and the write budget counts per id, so the pages and the
+ * API share one budget per key.
+ */
+export function keyIds(auth: AuthOptions): (key: string) => string {
+  const secret = keysSecret(auth);
+  return (key) => createHmac("sha256", secret).update(key, "utf8").digest("base64url").slice(0, 22);
+}
+
+/** Whether the header carries a configured key (read or write); never throws. */
+export function knownKey(authenticate: Authenticator, authorization: string | undefined): boolean {
+  try {
+    authenticate(authorization, "read");
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -8,7 +8,7 @@ import type { Access } from "./auth.js";
 
 export type HttpMethod = "GET" | "POST";
 export type SuccessStatus = 200 | 202;
-/** Errors an endpoint answers beyond those every endpoint can (400, 401, 500, 503; writes also 403 and 429). */
+/** Errors an endpoint answers beyond those every endpoint can (400, 401, 429, 500, 503; writes also 403). */
 export type EndpointError = "not_found" | "conflict";
 
 export interface Endpoint<

@@ -8,17 +8,28 @@ import { ERROR_CODES } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
-import { createAuthenticator, type Authenticator, type AuthOptions } from "./auth.js";
+import { bearerToken, constantTimeEqual, createAuthenticator, keyIds, knownKey, type Authenticator, type AuthOptions } from "./auth.js";
 import type { EndpointTable } from "./endpoint.js";
 import { endpoints } from "./endpoints.js";
-import { answerDeadline, createWriteLimiter, DEFAULT_LIMITS, type HttpLimits } from "./limits.js";
+import {
+  answerDeadline,
+  clientOf,
+  createAuthThrottle,
+  createWriteLimiter,
+  DEFAULT_LIMITS,
+  MAX_BATCH_CALLS,
+  type AuthThrottle,
+  type HttpLimits,
+  type WriteLimiter,
+} from "./limits.js";
 import { buildOpenApiDocument, OPENAPI_PATH } from "./openapi.js";
-import { errorMiddleware, notFoundHandler } from "./rest/http-errors.js";
+import { errorMiddleware, notFoundHandler, sendError } from "./rest/http-errors.js";
 import { registerRoutes } from "./rest/routes.js";
 import { pinScan, type ScanPinning } from "./scan-pinning.js";
 import { routerOf } from "./trpc/router.js";
 import { contextFactory } from "./trpc/trpc.js";
 import { appErrorOf } from "./trpc/trpc-errors.js";
+import { AppError } from "../errors/app-error.js";
 
 /** What the API's app hands a transport mounted beside it: the same services, keys and limits. */
 export interface SharedWithPages {
@@ -26,6 +37,10 @@ export interface SharedWithPages {
   auth: AuthOptions;
   authenticate: Authenticator;
   limits: HttpLimits;
+  /** one write budget per key: the API's and the pages' writes count together */
+  limitWrites: WriteLimiter;
+  /** one wrong-key count per client: the login form's and the API's */
+  throttle: AuthThrottle;
   logger: Logger;
   /** GET pages: the view pinned, X-Scan-Id, ?min_scan and the ?scan notice honoured (absent: none of it) */
   pinScan?: RequestHandler;
@@ -50,6 +65,43 @@ export interface HttpAppOptions {
   pages?: (shared: SharedWithPages) => RequestHandler;
   /** Reads say which scan they reflect and honour ?min_scan / X-Min-Scan (scan-pinning.ts); absent: they do not. */
   scans?: ScanPinning;
+  /** when set, /metrics needs `Authorization: Bearer <token>` (METRICS_TOKEN) */
+  metricsToken?: string | undefined;
+  /** when set, requests naming another host are refused (ALLOWED_HOSTS); see allowedHosts() */
+  allowedHosts?: readonly string[] | undefined;
+  /** express' "trust proxy" (TRUST_PROXY): which proxies' X-Forwarded-For names the client */
+  trustProxy?: boolean | number | string | undefined;
+}
+
+const IP_LITERAL = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])$/i;
+
+/**
+ * Refuses a request whose Host header names a host outside `allowed` (exact names, or `.suffix`
+ * for a domain and its subdomains; ports ignored), so that a page on another name resolving to
+ * this daemon (DNS rebinding) gets nothing. A Host that is an IP address is accepted: kubelet
+ * probes and Prometheus' pod scrapes name the pod's address, and a rebinding page cannot.
+ */
+export function allowedHosts(allowed: readonly string[]): RequestHandler {
+  const names = allowed.map((h) => h.toLowerCase());
+  const matches = (host: string) => names.some((n) => (n.startsWith(".") ? host === n.slice(1) || host.endsWith(n) : host === n));
+  return (req, res, next) => {
+    const header = (req.headers.host ?? "").toLowerCase();
+    const host = header.startsWith("[") ? header.slice(0, header.indexOf("]") + 1) : header.split(":")[0]!;
+    if (host !== "" && (IP_LITERAL.test(host) || matches(host))) return next();
+    sendError(res, new AppError("bad_request", "this daemon does not answer for that host name (ALLOWED_HOSTS)"));
+  };
+}
+
+/** /metrics behind METRICS_TOKEN: 401 without it, counted as a wrong key when another token is sent. */
+function metricsGuard(token: string, throttle: AuthThrottle): RequestHandler {
+  return async (req, _res, next) => {
+    const client = clientOf(req);
+    await throttle.check(client);
+    const presented = bearerToken(req.headers.authorization);
+    if (presented !== null && constantTimeEqual(presented, token)) return next();
+    if (presented !== null) await throttle.failed(client);
+    throw new AppError("unauthorized", "/metrics needs Authorization: Bearer <METRICS_TOKEN>");
+  };
 }
 
 /**
@@ -89,11 +141,14 @@ export function createHttpApp(options: HttpAppOptions): Express {
   const { services, metrics, readiness, logger } = options;
   const authenticate = createAuthenticator(options.auth);
   const limits = options.limits ?? DEFAULT_LIMITS;
-  const limitWrites = createWriteLimiter(limits);
+  const limitWrites = createWriteLimiter(limits, keyIds(options.auth));
+  const throttle = createAuthThrottle(limits);
   const table = options.endpoints ?? endpoints;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  if (options.trustProxy !== undefined) app.set("trust proxy", options.trustProxy);
+  if (options.allowedHosts && options.allowedHosts.length > 0) app.use(allowedHosts(options.allowedHosts));
 
   app.use(metrics.httpMiddleware);
   app.use(requestLog(logger));
@@ -114,6 +169,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
   });
   app.get(
     "/metrics",
+    ...(options.metricsToken ? [metricsGuard(options.metricsToken, throttle)] : []),
     async (_req, _res, next) => {
       // Refreshes the dependency gauges (cached like /readyz), so a scrape sees a current outage.
       await readiness.check();
@@ -129,12 +185,25 @@ export function createHttpApp(options: HttpAppOptions): Express {
   });
 
   app.use("/v1", answerDeadline(limits));
+  // Wrong keys, per client: a refused client is refused before its key is compared.
+  app.use("/v1", async (req, _res, next) => {
+    const client = clientOf(req);
+    await throttle.check(client);
+    if (bearerToken(req.headers.authorization) !== null && !knownKey(authenticate, req.headers.authorization))
+      await throttle.failed(client);
+    next();
+  });
   if (options.scans) {
     const pin = pinScan(options.scans, { authorize: (req) => void authenticate(req.headers.authorization, "read") });
     app.use("/v1", pin);
     app.use("/trpc", pin);
   }
-  registerRoutes(app, services, table, { authenticate, limitWrites, bodyLimitBytes: limits.bodyLimitBytes });
+  registerRoutes(app, services, table, {
+    authenticate,
+    limitWrites,
+    bodyLimitBytes: limits.bodyLimitBytes,
+    maxAnswerBytes: limits.maxAnswerBytes,
+  });
 
   app.use(
     "/trpc",
@@ -150,8 +219,10 @@ export function createHttpApp(options: HttpAppOptions): Express {
     },
     createExpressMiddleware({
       router: routerOf(table, services),
-      createContext: contextFactory(authenticate, limitWrites, limits),
+      createContext: contextFactory({ authenticate, limitWrites, limits, throttle }),
       maxBodySize: limits.bodyLimitBytes,
+      // A longer batch is a 400 before any call runs (or any context is made).
+      maxBatchSize: MAX_BATCH_CALLS,
       // Same headers as REST: WWW-Authenticate on 401, Retry-After etc. from the AppError; and
       // for a single call, the HTTP status of its AppError code, as REST answers it (tRPC would
       // say 415/413/405 for its own request errors, which are our bad_request).
@@ -181,7 +252,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
     const pages = scans
       ? { pinScan: pinScan(scans, { lenient: "scan" }), currentScan: () => scans.readModel.view().scan?.scan_id ?? null }
       : {};
-    app.use(options.pages({ services, auth: options.auth, authenticate, limits, logger, ...pages }));
+    app.use(options.pages({ services, auth: options.auth, authenticate, limits, limitWrites, throttle, logger, ...pages }));
   }
   app.use(notFoundHandler);
   app.use(errorMiddleware(logger));

@@ -1,10 +1,12 @@
-// HTTP limits shared by both transports: a per-key rate limit on writes (REST POSTs and tRPC
-// mutations), the request body cap, and answer deadlines. Violations are AppErrors, so each
-// transport maps them once, like every other error (429 carries Retry-After).
-import { createHash } from "node:crypto";
+// HTTP limits shared by both transports: a per-key rate limit on writes (REST POSTs, tRPC
+// mutations and the pages' forms: one budget per key), a per-client throttle on wrong keys, the
+// request body cap, the size of an answer, the calls in a tRPC batch, and answer deadlines.
+// Violations are AppErrors, so each transport maps them once, like every other error (429
+// carries Retry-After).
 import type { RequestHandler } from "express";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { AppError } from "../errors/app-error.js";
+import { serializedJson } from "../services/serialized.js";
 import { bearerToken } from "./auth.js";
 import { sendError } from "./rest/http-errors.js";
 
@@ -17,7 +19,15 @@ export interface HttpLimits {
   requestTimeoutSeconds: number;
   /** time to answer a write: POSTs may wait for a whole scan */
   scanWaitTimeoutSeconds: number;
+  /** bytes of JSON one request may be answered with (a tRPC batch: all its calls together) */
+  maxAnswerBytes: number;
+  /** wrong keys per client per window before every key from it is refused (429); 0 disables */
+  authFailureLimit: number;
+  authFailureWindowSeconds: number;
 }
+
+/** Calls in one tRPC batch; a longer batch is refused (400) before any call runs. */
+export const MAX_BATCH_CALLS = 20;
 
 export const DEFAULT_LIMITS: HttpLimits = {
   postRateLimit: 30,
@@ -25,37 +35,110 @@ export const DEFAULT_LIMITS: HttpLimits = {
   bodyLimitBytes: 16_384,
   requestTimeoutSeconds: 30,
   scanWaitTimeoutSeconds: 600,
+  maxAnswerBytes: 4 * 1024 * 1024,
+  authFailureLimit: 10,
+  authFailureWindowSeconds: 60,
 };
 
-/** Counts a write against the caller's key; throws AppError rate_limited when over the limit. */
-export type WriteLimiter = (authorization: string | undefined) => Promise<void>;
+/**
+ * Counts a write against a key's budget; throws AppError rate_limited when over the limit. The API
+ * passes the Authorization header, the pages the session's key id: both count against one budget.
+ */
+export interface WriteLimiter {
+  (authorization: string | undefined): Promise<void>;
+  byKeyId(id: string): Promise<void>;
+}
 
-export function createWriteLimiter(limits: Pick<HttpLimits, "postRateLimit" | "postRateLimitWindowSeconds">): WriteLimiter {
+export function createWriteLimiter(
+  limits: Pick<HttpLimits, "postRateLimit" | "postRateLimitWindowSeconds">,
+  keyId: (key: string) => string,
+): WriteLimiter {
   const points = limits.postRateLimit;
   const window = limits.postRateLimitWindowSeconds;
-  if (points === 0) return async () => {};
   // In memory, per replica: N replicas behind a Service allow up to N times the limit.
-  const limiter = new RateLimiterMemory({ points, duration: window });
-  return async (authorization) => {
-    const token = bearerToken(authorization);
-    // Runs after authentication; a request without a key never gets here.
-    if (token === null) return;
-    // Keyed by a digest: the limiter's memory never holds a key.
-    const key = createHash("sha256").update(token, "utf8").digest("base64url");
+  const limiter = points === 0 ? null : new RateLimiterMemory({ points, duration: window });
+  // Keyed by the key's id: the limiter's memory never holds a key.
+  const byKeyId = async (id: string) => {
     try {
-      await limiter.consume(key);
+      await limiter?.consume(id);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) throw error;
       const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
       throw new AppError(
         "rate_limited",
-        `too many write requests with this API key (limit ${points} per ${window}s); retry in ${seconds}s`,
-        {
-          headers: { "Retry-After": String(seconds) },
-        },
+        `too many write requests with this API key (limit ${points} per ${window}s, pages and API together); retry in ${seconds}s`,
+        { headers: { "Retry-After": String(seconds) } },
       );
     }
   };
+  const byAuthorization = async (authorization: string | undefined) => {
+    const token = bearerToken(authorization);
+    // Runs after authentication; a request without a key never gets here.
+    if (token !== null) await byKeyId(keyId(token));
+  };
+  return Object.assign(byAuthorization, { byKeyId });
+}
+
+/**
+ * Wrong keys, per client (its address; behind a proxy see TRUST_PROXY): after `authFailureLimit`
+ * wrong keys in the window, every key from that client is refused with 429 until the window ends,
+ * the right ones too, else a refusal would tell a guess apart from a hit. Checked before a key is
+ * compared, counted when one is wrong; the limiter answers without I/O, so a burst of requests
+ * cannot slip between the check and the count.
+ */
+export interface AuthThrottle {
+  /** throws rate_limited while `client` is refused */
+  check(client: string): Promise<void>;
+  /** counts a wrong key from `client` */
+  failed(client: string): Promise<void>;
+}
+
+export function createAuthThrottle(limits: Pick<HttpLimits, "authFailureLimit" | "authFailureWindowSeconds">): AuthThrottle {
+  const points = limits.authFailureLimit;
+  const window = limits.authFailureWindowSeconds;
+  if (points === 0) return { check: async () => {}, failed: async () => {} };
+  const limiter = new RateLimiterMemory({ points, duration: window });
+  const refusal = (msBeforeNext: number) => {
+    const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    return new AppError("rate_limited", `too many wrong API keys from this client (${points} per ${window}s); retry in ${seconds}s`, {
+      headers: { "Retry-After": String(seconds) },
+    });
+  };
+  return {
+    async check(client) {
+      const state = await limiter.get(client);
+      if (state && state.consumedPoints >= points) throw refusal(state.msBeforeNext);
+    },
+    async failed(client) {
+      // Over the limit consume rejects; the next check refuses.
+      await limiter.consume(client).catch((error: unknown) => {
+        if (!(error instanceof RateLimiterRes)) throw error;
+      });
+    },
+  };
+}
+
+/** The address a request comes from (req.ip follows express' "trust proxy", set from TRUST_PROXY). */
+export const clientOf = (req: { ip?: string | undefined; socket: { remoteAddress?: string | undefined } }): string =>
+  req.ip ?? req.socket.remoteAddress ?? "unknown";
+
+/**
+ * An answer's JSON: the bytes serialised once for every caller (services/cached-services.ts), or
+ * serialised now, once: what is measured is what REST sends.
+ */
+export const answerJson = (body: unknown): Buffer | string => serializedJson(body) ?? JSON.stringify(body);
+
+/**
+ * The answer-size cap: a listing answered whole (or a page) past `maxAnswerBytes` is refused with
+ * a message saying how to ask for less; `paged` says whether the endpoint takes limit/cursor.
+ */
+export function answerTooLarge(bytes: number, maxBytes: number, paged: boolean): AppError {
+  const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  return new AppError(
+    "bad_request",
+    `this answer would be ${mb(bytes)}, over the ${mb(maxBytes)} one request may be answered with (MAX_ANSWER_BYTES)` +
+      (paged ? ": ask for pages (limit=500, then cursor=next_cursor), or filter by metric or table" : ""),
+  );
 }
 
 export const timeoutError = (seconds: number) =>

@@ -50,15 +50,20 @@ interface ErrorStatus {
 }
 /** What every authenticated operation can answer. */
 const COMMON_ERRORS: ErrorStatus[] = [
-  { status: "400", description: "bad_request: a parameter of the wrong form (the message names it)" },
+  {
+    status: "400",
+    description: "bad_request: a parameter of the wrong form (the message names it), or an answer over MAX_ANSWER_BYTES (ask for pages)",
+  },
   { status: "401", description: "unauthorized: missing or unknown key", headers: wwwAuthenticate },
+  {
+    status: "429",
+    description: "rate_limited: too many wrong keys from this client (AUTH_FAILURE_LIMIT), or, for writes, too many writes with this key",
+    headers: retryAfter,
+  },
   { status: "500", description: "internal: a bug (no stack trace in the body)" },
   { status: "503", description: "unavailable: the store or the warehouse is down, or the request timed out" },
 ];
-const WRITE_ERRORS: ErrorStatus[] = [
-  { status: "403", description: "forbidden: a read-only key" },
-  { status: "429", description: "rate_limited: too many writes with this key", headers: retryAfter },
-];
+const WRITE_ERRORS: ErrorStatus[] = [{ status: "403", description: "forbidden: a read-only key" }];
 const EXTRA_ERRORS: Record<EndpointError, ErrorStatus> = {
   not_found: { status: "404", description: "not_found: the message names what is missing" },
   conflict: { status: "409", description: "conflict: the message says with what" },

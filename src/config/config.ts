@@ -80,6 +80,31 @@ const EnvSchema = z.object({
   REQUEST_BODY_LIMIT_BYTES: int(1, 10 * 1024 * 1024).default(16_384),
   REQUEST_TIMEOUT_SECONDS: int(1, 3600).default(30),
   SCAN_WAIT_TIMEOUT_SECONDS: int(1, 86_400).default(600),
+  /** bytes of JSON one request may be answered with (a tRPC batch: its calls together) */
+  MAX_ANSWER_BYTES: int(1024, 1 << 30).default(4 * 1024 * 1024),
+  /** wrong API keys per client per window, at /login, /v1, /trpc and /metrics, before 429; 0: no limit */
+  AUTH_FAILURE_LIMIT: int(0, 1_000_000).default(10),
+  AUTH_FAILURE_WINDOW_SECONDS: int(1, 86_400).default(60),
+  /** when set, /metrics needs Authorization: Bearer <METRICS_TOKEN> */
+  METRICS_TOKEN: z.string().min(16, "expected at least 16 characters").optional(),
+  /** when set, only these Host names are answered (comma-separated; `.example.com` for a domain) */
+  ALLOWED_HOSTS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((h) => h.trim().toLowerCase())
+        .filter((h) => h.length > 0),
+    )
+    .refine((hosts) => hosts.every((h) => /^\.?[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(h)), {
+      message: "expected comma-separated host names (without port), e.g. reliability.example.com,.internal",
+    })
+    .optional(),
+  /** express' "trust proxy": true, a number of proxy hops, or comma-separated addresses/subnets */
+  TRUST_PROXY: z
+    .string()
+    .transform((v): boolean | number | string => (v === "true" ? true : v === "false" ? false : /^\d+$/.test(v) ? Number(v) : v))
+    .optional(),
   // Anomaly rules' defaults; a metric's `anomalies:` block overrides each (see README "Anomalies").
   ANOMALY_DETECTION: bool.default(true),
   ANOMALY_GRAIN: z.enum(ANOMALY_GRAINS, { error: `expected one of ${ANOMALY_GRAINS.join("|")}` }).default("day"),

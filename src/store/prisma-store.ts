@@ -17,7 +17,16 @@ import type { Sql } from "./sql-session.js";
 import { newestSucceededScan, readStateIn, readStatuses } from "./read-state.js";
 import { readScanDeltaIn } from "./read-delta.js";
 import { guard, StoreError } from "./store-error.js";
-import type { AnomalyFeedbackRecord, FinishedScan, RunningScanOwner, ScanOwner, ScanRecord, ScanTrigger, Store } from "./store.js";
+import type {
+  AnomalyFeedbackRecord,
+  FinishedScan,
+  RunningScanOwner,
+  ScanOwner,
+  ScanRecord,
+  ScanTrigger,
+  SessionRevocation,
+  Store,
+} from "./store.js";
 
 export interface CreateStoreOptions {
   /** PostgreSQL URL; unset means embedded PGlite in `${dataDir}/pglite` */
@@ -289,6 +298,23 @@ class PrismaStore implements Store {
     return guard("readLoads", () => this.read(readLoads));
   }
 
+  revokeSession(sessionId: string, expiresAt: Date): Promise<void> {
+    return guard("revokeSession", async () => {
+      await this.db.sessionRevocation.createMany({ data: [{ sessionId, expiresAt }], skipDuplicates: true });
+    });
+  }
+
+  sessionRevocations(afterSeq: bigint): Promise<SessionRevocation[]> {
+    return guard("sessionRevocations", async () => {
+      const rows = await this.db.sessionRevocation.findMany({
+        where: { seq: { gt: afterSeq }, expiresAt: { gt: this.now() } },
+        orderBy: { seq: "asc" },
+        select: { seq: true, sessionId: true, expiresAt: true },
+      });
+      return rows.map((row) => ({ seq: row.seq, session_id: row.sessionId, expires_at: row.expiresAt }));
+    });
+  }
+
   claimRun(name: string, fireTime: Date): Promise<boolean> {
     // createMany + skipDuplicates is INSERT ... ON CONFLICT DO NOTHING: the count says who won.
     return guard(
@@ -306,6 +332,7 @@ class PrismaStore implements Store {
         this.db.checkResult.deleteMany({ where: { validTo: { lt: before } } }),
         this.db.statusChange.deleteMany({ where: { to: { lt: before } } }),
         this.db.runClaim.deleteMany({ where: { claimedAt: { lt: before } } }),
+        this.db.sessionRevocation.deleteMany({ where: { expiresAt: { lt: this.now() } } }),
         // Flagged buckets no scan has flagged since `before` (feedback is kept with its check).
         this.db.anomalyBucket.deleteMany({ where: { active: false, updatedAt: { lt: before } } }),
         // Incidents resolved before `before` (their tests and metrics cascade); open ones stay whatever their age.

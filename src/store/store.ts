@@ -136,6 +136,12 @@ export interface VerdictsWrite {
 }
 
 /** Everything a replica's read model holds, as of the newest succeeded scan. */
+export interface SessionRevocation {
+  seq: bigint;
+  session_id: string;
+  expires_at: Date;
+}
+
 export interface ReadState {
   /** the newest succeeded scan; null on a store that has none */
   scan: ScanRecord | null;
@@ -235,10 +241,15 @@ export interface Store {
   anomalyBuckets(checkKeys: readonly string[]): Promise<StoredAnomalyBucket[]>;
   /** freshness_anomaly: every series' last sighting and the loads kept, by series id (evaluate/load-arrivals.ts). */
   readLoads(): Promise<Map<string, LoadHistory>>;
+  /** Ends a page session on every replica (its logout); revoking it again changes nothing. */
+  revokeSession(sessionId: string, expiresAt: Date): Promise<void>;
+  /** Revocations of sessions not yet expired, written after `afterSeq` (0: all), in seq order. */
+  sessionRevocations(afterSeq: bigint): Promise<SessionRevocation[]>;
   /** Cron election: true for exactly one caller per (name, fireTime). */
   claimRun(name: string, fireTime: Date): Promise<boolean>;
   /**
-   * Deletes scans, closed check results, status periods, claims and resolved incidents older than `before`, and
+   * Deletes scans, closed check results, status periods, claims and resolved incidents older than
+   * `before`, expired session revocations, and
    * catalogue versions no remaining scan ran; keeps current statuses and current results.
    */
   prune(before: Date): Promise<void>;

@@ -67,6 +67,7 @@ dl.facts dd { margin: 0; }
 .test p { margin: 4px 0; }
 pre { background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; overflow-x: auto; margin: 6px 0; white-space: pre-wrap; word-break: break-word; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
+.escaped { color: #b42318; background: #fef3f2; border: 1px solid #fda29b; border-radius: 3px; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.85em; padding: 0 2px; }
 details > summary { cursor: pointer; color: var(--link); }
 svg.chart { width: 100%; height: auto; max-width: 760px; display: block; }
 svg .band { fill: #54aeff; fill-opacity: 0.25; stroke: none; }

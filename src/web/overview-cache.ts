@@ -6,6 +6,7 @@
 import { render } from "preact-render-to-string";
 import type { IncidentSummaryView } from "../services/incidents.js";
 import type { MetricTableView } from "../services/metric-table.js";
+import { escapeInvisible } from "./visible-text.js";
 import type { PageContext } from "./views/layout.js";
 import { OverviewMain, overviewHref, OverviewPage, type OverviewState } from "./views/overview-page.js";
 
@@ -55,7 +56,7 @@ export function createOverviewRenderer(): (
     const main =
       contents.get(contentKey) ??
       remember(contents, CONTENTS_KEPT, contentKey, render(OverviewMain({ now: context.now, health, table, state, incidents })));
-    const bytes = Buffer.from(`<!DOCTYPE html>${render(OverviewPage({ context, main }))}`, "utf8");
+    const bytes = Buffer.from(escapeInvisible(`<!DOCTYPE html>${render(OverviewPage({ context, main }))}`), "utf8");
     return context.notice ? bytes : remember(pages, PAGES_KEPT, pageKey, bytes);
   };
 }

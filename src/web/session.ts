@@ -3,13 +3,14 @@
 //
 // The sealing secret is derived from the configured keys (HKDF over every key with its role), so
 // every replica with the same keys shares it without another variable, and adding, removing or
-// demoting a key ends every session at once. Sessions are stateless: logout clears the cookie in
-// the browser; a copy of it stays valid until its expiry (SESSION_TTL_SECONDS).
-import { createHmac, hkdfSync, randomBytes } from "node:crypto";
+// demoting a key ends every session at once. Logout clears the cookie and revokes the session's
+// id in the store, so a copy of the cookie is refused on every replica (session-revocations.ts).
+import { randomBytes } from "node:crypto";
 import { parse as parseCookies } from "cookie";
 import type { Request, Response } from "express";
 import { sealData, unsealData } from "iron-session";
-import type { Access, AuthOptions } from "../api/auth.js";
+import { keyIds, keysSecret, type Access, type AuthOptions } from "../api/auth.js";
+import type { SessionRevocations } from "./session-revocations.js";
 
 export const SESSION_COOKIE = "mr_session";
 /** A working day: long enough not to nag, short enough that a forgotten browser logs itself out. */
@@ -18,10 +19,12 @@ export const SESSION_TTL_SECONDS = 8 * 60 * 60;
 const CACHED_SESSIONS = 2_000;
 
 export interface WebSession {
+  /** random; what a logout revokes */
+  sid: string;
   access: Access;
   /** the synchroniser token every form POST carries (csrf.ts) */
   csrfToken: string;
-  /** an HMAC of the key (not the key): the write rate limit counts per key */
+  /** the key's id (api/auth.ts keyIds, not the key): the write budget counts per key, with the API's */
   kid: string;
   /** ms since the epoch; also enforced by the seal */
   expiresAt: number;
@@ -32,19 +35,18 @@ export interface Sessions {
   read(req: Request): Promise<WebSession | null>;
   /** Seals a new session for a key that authenticated with `access`, and sets its cookie. */
   start(req: Request, res: Response, key: string, access: Access): Promise<WebSession>;
-  end(req: Request, res: Response): void;
+  /** Clears the cookie and revokes the session on every replica. */
+  end(req: Request, res: Response, session: WebSession): Promise<void>;
 }
 
-export function sessionSecret(auth: AuthOptions): string {
-  const material = [...auth.keys.map((k) => `rw:${k}`), ...auth.readonlyKeys.map((k) => `ro:${k}`)].sort().join("\n");
-  return Buffer.from(hkdfSync("sha256", material, "metric-reliability", "web session v1", 32)).toString("base64url");
-}
+export const sessionSecret = keysSecret;
 
 function isSession(value: unknown): value is WebSession {
   const s = value as Partial<WebSession> | null;
   return (
     typeof s === "object" &&
     s !== null &&
+    typeof s.sid === "string" &&
     (s.access === "read" || s.access === "write") &&
     typeof s.csrfToken === "string" &&
     s.csrfToken.length >= 32 &&
@@ -56,8 +58,12 @@ function isSession(value: unknown): value is WebSession {
 /** HTTPS as the browser saw it: directly, or through a proxy that says so (only makes the cookie stricter). */
 const secureRequest = (req: Request) => req.secure || req.headers["x-forwarded-proto"] === "https";
 
-export function createSessions(auth: AuthOptions, options: { ttlSeconds?: number; now?: () => number } = {}): Sessions {
+export function createSessions(
+  auth: AuthOptions,
+  options: { ttlSeconds?: number; now?: () => number; revocations?: SessionRevocations } = {},
+): Sessions {
   const password = sessionSecret(auth);
+  const keyIdOf = keyIds(auth);
   const ttl = options.ttlSeconds ?? SESSION_TTL_SECONDS;
   const now = options.now ?? Date.now;
   const cache = new Map<string, WebSession>();
@@ -78,7 +84,7 @@ export function createSessions(auth: AuthOptions, options: { ttlSeconds?: number
         if (cache.size >= CACHED_SESSIONS) cache.delete(cache.keys().next().value!);
         cache.set(seal, session);
       }
-      if (session.expiresAt <= now()) {
+      if (session.expiresAt <= now() || (await options.revocations?.isRevoked(session.sid))) {
         cache.delete(seal);
         return null;
       }
@@ -87,9 +93,10 @@ export function createSessions(auth: AuthOptions, options: { ttlSeconds?: number
 
     async start(req, res, key, access) {
       const session: WebSession = {
+        sid: randomBytes(16).toString("base64url"),
         access,
         csrfToken: randomBytes(32).toString("hex"),
-        kid: createHmac("sha256", password).update(key, "utf8").digest("base64url").slice(0, 22),
+        kid: keyIdOf(key),
         expiresAt: now() + ttl * 1000,
       };
       const seal = await sealData(session, { password, ttl });
@@ -97,10 +104,11 @@ export function createSessions(auth: AuthOptions, options: { ttlSeconds?: number
       return session;
     },
 
-    end(req, res) {
+    async end(req, res, session) {
       const seal = req.headers.cookie ? parseCookies(req.headers.cookie)[SESSION_COOKIE] : undefined;
       if (seal) cache.delete(seal);
       res.clearCookie(SESSION_COOKIE, cookieOptions(req));
+      await options.revocations?.revoke(session.sid, session.expiresAt);
     },
   };
 }

@@ -5,7 +5,7 @@ import express, { type ErrorRequestHandler, type Request, type RequestHandler, t
 import type { VNode } from "preact";
 import { render } from "preact-render-to-string";
 import type { AuthOptions, Authenticator } from "../api/auth.js";
-import { createWriteLimiter, type HttpLimits } from "../api/limits.js";
+import { clientOf, type AuthThrottle, type HttpLimits, type WriteLimiter } from "../api/limits.js";
 import { toHttpError } from "../api/rest/http-errors.js";
 import { anomalyFeedbackInput, parseInput } from "../api/schemas.js";
 import { AppError } from "../errors/app-error.js";
@@ -14,6 +14,7 @@ import type { BrowseService, ScanHealthView } from "../services/browse-service.j
 import type { Services } from "../services/types.js";
 import type { ScanView } from "../services/views.js";
 import { ASSETS } from "./assets.js";
+import { escapeInvisible } from "./visible-text.js";
 import { createOverviewRenderer } from "./overview-cache.js";
 import { createPageCache } from "./page-cache.js";
 import {
@@ -31,6 +32,7 @@ import {
 } from "./params.js";
 import { attachSession, csrfProtection, noStore, sameOrigin, securityHeaders, sessionOf } from "./security.js";
 import { createSessions, type WebSession } from "./session.js";
+import type { SessionRevocations } from "./session-revocations.js";
 import { ErrorPage } from "./views/error-page.js";
 import type { PageContext } from "./views/layout.js";
 import { LoginPage } from "./views/login-page.js";
@@ -43,7 +45,13 @@ export interface WebAppOptions {
   browse: BrowseService;
   auth: AuthOptions;
   authenticate: Authenticator;
-  limits: Pick<HttpLimits, "postRateLimit" | "postRateLimitWindowSeconds" | "bodyLimitBytes">;
+  limits: Pick<HttpLimits, "bodyLimitBytes">;
+  /** the API's write budget: one per key, pages and API together */
+  limitWrites: WriteLimiter;
+  /** the API's wrong-key count per client: the login form counts against it too */
+  throttle: AuthThrottle;
+  /** logouts kept in the store: a logged-out cookie is refused on every replica */
+  revocations?: SessionRevocations | undefined;
   logger: Logger;
   now?: () => Date;
   /** GET pages: the view pinned and named in X-Scan-Id, ?min_scan and the ?scan notice honoured (api/scan-pinning.ts) */
@@ -59,7 +67,8 @@ function toPageError(error: unknown): { status: number; headers: Record<string, 
   return { status, headers: rest, message: body.error.message };
 }
 
-const html = (page: VNode): string => `<!DOCTYPE html>${render(page)}`;
+/** A page as sent: control and bidirectional characters shown as their escapes (visible-text.ts). */
+const html = (page: VNode): string => escapeInvisible(`<!DOCTYPE html>${render(page)}`);
 
 function sendPage(res: Response, status: number, page: VNode): void {
   res.status(status).type("html").send(html(page));
@@ -68,10 +77,10 @@ function sendPage(res: Response, status: number, page: VNode): void {
 export function createWebApp(options: WebAppOptions): Router {
   const { services, browse, logger } = options;
   const now = options.now ?? (() => new Date());
-  const sessions = createSessions(options.auth);
-  // Pages count against the same write budget as the API (POST_RATE_LIMIT per key per window),
-  // keyed by the session's key id; the limiter only ever sees that id.
-  const limitWrites = createWriteLimiter(options.limits);
+  const sessions = createSessions(options.auth, { revocations: options.revocations });
+  // Pages count against the API's write budget (POST_RATE_LIMIT per key per window, one budget),
+  // by the session's key id; the limiter only ever sees that id.
+  const { limitWrites, throttle } = options;
   const form = express.urlencoded({ extended: false, limit: options.limits.bodyLimitBytes, parameterLimit: 20 });
   const router = express.Router();
 
@@ -107,7 +116,7 @@ export function createWebApp(options: WebAppOptions): Router {
   const requireWrite: RequestHandler = async (req, _res, next) => {
     const session = sessionOf(req)!;
     if (session.access !== "write") throw new AppError("forbidden", "this session's API key is read-only: log in with a read-write key");
-    await limitWrites(`Bearer ${session.kid}`);
+    await limitWrites.byKeyId(session.kid);
     next();
   };
   const post: RequestHandler[] = [...page, sameOrigin, requireSession, form, csrfProtection, requireWrite];
@@ -132,26 +141,40 @@ export function createWebApp(options: WebAppOptions): Router {
     sendPage(res, 200, LoginPage({ context: { now: now(), path: "/login", session: null, health: null }, next, error: null }));
   });
 
+  const loginPage = (next: string, error: string | null) =>
+    LoginPage({ context: { now: now(), path: "/login", session: null, health: null }, next, error });
+
   router.post("/login", ...page, sameOrigin, form, async (req, res) => {
     const parsed = loginForm.safeParse(req.body);
     const next = nextPath((req.body as Record<string, unknown> | undefined)?.next);
-    const refuse = (message: string) =>
-      sendPage(res, 401, LoginPage({ context: { now: now(), path: "/login", session: null, health: null }, next, error: message }));
+    const refuse = (message: string) => sendPage(res, 401, loginPage(next, message));
     if (!parsed.success) return refuse("Enter an API key.");
+    // A client that sent too many wrong keys (here or to the API) is refused before its key is compared.
+    const client = clientOf(req);
+    try {
+      await throttle.check(client);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      res.set(error.headers);
+      return sendPage(res, 429, loginPage(next, `${error.message.replace(/^too many/, "Too many")}.`));
+    }
     const key = parsed.data.key.trim();
     let access: WebSession["access"];
     try {
       access = options.authenticate(`Bearer ${key}`, "read");
     } catch (error) {
-      if (error instanceof AppError && error.code === "unauthorized") return refuse("That API key is not valid.");
+      if (error instanceof AppError && error.code === "unauthorized") {
+        await throttle.failed(client);
+        return refuse("That API key is not valid.");
+      }
       throw error;
     }
     await sessions.start(req, res, key, access);
     res.redirect(303, next);
   });
 
-  router.post("/logout", ...page, sameOrigin, requireSession, form, csrfProtection, (req, res) => {
-    sessions.end(req, res);
+  router.post("/logout", ...page, sameOrigin, requireSession, form, csrfProtection, async (req, res) => {
+    await sessions.end(req, res, sessionOf(req)!);
     res.redirect(303, "/login");
   });
 

@@ -96,6 +96,30 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ ANOMALY_EXCLUDE: '{"from":"2026-03-02"}' })).toThrow(/ANOMALY_EXCLUDE: /);
   });
 
+  it("the request limits: answer size, wrong-key throttle, metrics token, allowed hosts, trusted proxies", () => {
+    const defaults = loadConfig({});
+    expect(defaults.MAX_ANSWER_BYTES).toBe(4 * 1024 * 1024);
+    expect(defaults.AUTH_FAILURE_LIMIT).toBe(10);
+    expect(defaults.AUTH_FAILURE_WINDOW_SECONDS).toBe(60);
+    expect(defaults.METRICS_TOKEN).toBeUndefined();
+    expect(defaults.ALLOWED_HOSTS).toBeUndefined();
+    expect(defaults.TRUST_PROXY).toBeUndefined();
+    const set = loadConfig({
+      ALLOWED_HOSTS: " Reliability.Example.com, .internal ",
+      TRUST_PROXY: "1",
+      METRICS_TOKEN: "metrics-token-0123456789",
+      AUTH_FAILURE_LIMIT: "0",
+    });
+    expect(set.ALLOWED_HOSTS).toEqual(["reliability.example.com", ".internal"]);
+    expect(set.TRUST_PROXY).toBe(1);
+    expect(set.AUTH_FAILURE_LIMIT).toBe(0);
+    expect(loadConfig({ TRUST_PROXY: "true" }).TRUST_PROXY).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "loopback, 10.0.0.0/8" }).TRUST_PROXY).toBe("loopback, 10.0.0.0/8");
+    expect(() => loadConfig({ ALLOWED_HOSTS: "evil.example:8080" })).toThrow(/ALLOWED_HOSTS: expected comma-separated host names/);
+    expect(() => loadConfig({ METRICS_TOKEN: "short" })).toThrow(/METRICS_TOKEN: expected at least 16 characters/);
+    expect(() => loadConfig({ MAX_ANSWER_BYTES: "10" })).toThrow(/MAX_ANSWER_BYTES/);
+  });
+
   it("treats empty strings as unset", () => {
     expect(loadConfig({ PORT: "", CLICKHOUSE_URL: "" }).PORT).toBe(8080);
   });

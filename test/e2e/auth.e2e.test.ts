@@ -95,7 +95,9 @@ async function clientError(call: () => Promise<unknown>) {
 }
 
 describeCombinations("auth and status codes", (combination) => {
-  const session = useDaemon(combination);
+  // Dozens of wrong keys on purpose, to see every 401: the wrong-key throttle (which would answer
+  // 429 after 10) is off here and tested in http-limits.e2e.test.ts.
+  const session = useDaemon(combination, { AUTH_FAILURE_LIMIT: "0" });
 
   it("REST: 401 JSON with WWW-Authenticate: Bearer for a missing or wrong key on every /v1 path", async () => {
     const { d } = session();

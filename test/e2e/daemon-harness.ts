@@ -222,13 +222,13 @@ export interface Session {
 }
 
 /** beforeAll: prepare the combination, start one daemon, wait for its start-up scan. afterAll: tear down. */
-export function useDaemon(combination: Combination): () => Session {
+export function useDaemon(combination: Combination, overrides: Record<string, string> = {}): () => Session {
   let session: Session | undefined;
   let backend: Backend | undefined;
   let d: RunningDaemon | undefined;
   beforeAll(async () => {
     backend = await combination.prepare();
-    d = await launch(backend);
+    d = await launch(backend, overrides);
     await waitForStartupScan(d);
     session = { backend, d, warehouse: await backend.openWarehouse() };
   });

@@ -60,7 +60,9 @@ describe(`rate limit, body limit and content type [${embedded.label}]`, () => {
     expect(limited.body).toEqual({
       error: {
         code: "rate_limited",
-        message: expect.stringMatching(/^too many write requests with this API key \(limit 2 per 60s\); retry in \d+s$/),
+        message: expect.stringMatching(
+          /^too many write requests with this API key \(limit 2 per 60s, pages and API together\); retry in \d+s$/,
+        ),
       },
     });
     responseValidator((await d.request("GET", "/v1/openapi.json")).body).validate("post", "/v1/semantic-tests/run", limited);

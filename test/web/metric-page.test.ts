@@ -68,7 +68,7 @@ const anomalies: AnomaliesView = {
     },
   ],
 };
-const session = (access: WebSession["access"]): WebSession => ({ access, csrfToken: "c".repeat(64), kid: "k", expiresAt: 0 });
+const session = (access: WebSession["access"]): WebSession => ({ sid: "s", access, csrfToken: "c".repeat(64), kid: "k", expiresAt: 0 });
 const page = (s: WebSession | null, section: Parameters<typeof MetricPage>[0]["anomalies"]) =>
   render(MetricPage({ context: { now, path: "/metric/gross_revenue", session: s, health: null }, detail, anomalies: section }));
 

@@ -28,6 +28,7 @@ const table = (as_of: string): MetricTableView => ({
   ],
 });
 const session = (token: string, access: WebSession["access"] = "write"): WebSession => ({
+  sid: token,
   access,
   csrfToken: token.repeat(64),
   kid: "k",

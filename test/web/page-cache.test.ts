@@ -8,6 +8,7 @@ import type { PageContext } from "../../src/web/views/layout.js";
 
 const session = (token: string, access: WebSession["access"] = "write"): WebSession => ({
   access,
+  sid: `sid-${token}`,
   csrfToken: token.repeat(64),
   kid: "k",
   expiresAt: 0,

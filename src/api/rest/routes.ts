@@ -1,11 +1,10 @@
 // REST /v1, generated from the endpoint table (../endpoints.ts): per entry, auth, then parse the
 // input with the entry's schema, call the service, send JSON. Nothing else.
-import express, { type Express, type Request, type RequestHandler, type Response } from "express";
-import { serializedJson } from "../../services/serialized.js";
+import express, { type Express, type Request, type RequestHandler } from "express";
 import type { Services } from "../../services/types.js";
 import type { Access, Authenticator } from "../auth.js";
 import { restInput, type AnyEndpoint, type EndpointTable } from "../endpoint.js";
-import type { WriteLimiter } from "../limits.js";
+import { answerJson, answerTooLarge, type WriteLimiter } from "../limits.js";
 import { parseInput } from "../schemas.js";
 
 export interface RouteOptions {
@@ -13,6 +12,8 @@ export interface RouteOptions {
   limitWrites: WriteLimiter;
   /** body size cap for POST routes */
   bodyLimitBytes: number;
+  /** answer size cap (limits.ts) */
+  maxAnswerBytes: number;
 }
 
 function requireAccess(authenticate: Authenticator, need: Access): RequestHandler {
@@ -28,26 +29,23 @@ function requireAccess(authenticate: Authenticator, need: Access): RequestHandle
  */
 const gone = (req: Request) => req.socket.destroyed || (req.destroyed && !req.complete);
 
-/**
- * Sends an answer that was serialised once (services/cached-services.ts) as its bytes; anything
- * else through res.json. Nothing once the deadline (limits.ts) has already answered 503.
- */
-export function sendJson(res: Response, status: number, body: unknown): void {
-  if (res.headersSent) return;
-  const bytes = serializedJson(body);
-  if (bytes) res.status(status).type("application/json").send(bytes);
-  else res.status(status).json(body);
-}
-
 /** Express 5 forwards a rejected promise to the error middleware, so no try/catch here. */
-const answer =
-  (e: AnyEndpoint, services: Services): RequestHandler =>
-  async (req, res) => {
+const answer = (e: AnyEndpoint, services: Services, maxAnswerBytes: number): RequestHandler => {
+  const paged = "limit" in e.input.shape;
+  return async (req, res) => {
     if (gone(req)) return;
     const input = parseInput(e.input, restInput(e, req));
     const body = await e.call(services, input);
-    if (!gone(req)) sendJson(res, e.status?.(input) ?? 200, body);
+    if (gone(req) || res.headersSent) return;
+    const json = answerJson(body);
+    const bytes = typeof json === "string" ? Buffer.byteLength(json, "utf8") : json.length;
+    if (bytes > maxAnswerBytes) throw answerTooLarge(bytes, maxAnswerBytes, paged);
+    res
+      .status(e.status?.(input) ?? 200)
+      .type("application/json")
+      .send(json);
   };
+};
 
 export function registerRoutes(app: Express, services: Services, table: EndpointTable, options: RouteOptions): void {
   const { authenticate, limitWrites } = options;
@@ -64,7 +62,8 @@ export function registerRoutes(app: Express, services: Services, table: Endpoint
   const body = express.json({ limit: options.bodyLimitBytes });
 
   for (const e of Object.values(table)) {
-    if (e.method === "GET") app.get(e.path, ...guards[e.auth], answer(e, services));
-    else app.post(e.path, ...guards[e.auth], body, answer(e, services));
+    const handler = answer(e, services, options.maxAnswerBytes);
+    if (e.method === "GET") app.get(e.path, ...guards[e.auth], handler);
+    else app.post(e.path, ...guards[e.auth], body, handler);
   }
 }

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import type { Services } from "../../services/types.js";
 import { inputIsOptional, splitProcedureName, takesNoInput, type AnyEndpoint, type EndpointTable } from "../endpoint.js";
 import { endpoints } from "../endpoints.js";
-import { procedures, router, type ProcedureErrorShape, type ProcedureMeta } from "./trpc.js";
+import { procedures, router, type ProcedureErrorShape, type ProcedureMeta, type TrpcContext } from "./trpc.js";
 
 /** What a caller passes: nothing for `noInput`, possibly nothing when `{}` is valid, else the object. */
 type InputOf<E extends AnyEndpoint> = [keyof E["input"]["shape"]] extends [never]
@@ -36,8 +36,13 @@ export type RouterRecordOf<T extends EndpointTable> = {
 
 function procedureOf(e: AnyEndpoint, services: Services): AnyTRPCProcedure {
   const base = procedures[e.auth];
+  const paged = "limit" in e.input.shape;
   // An optional input arrives as undefined; the service gets {} (no filter, no page), as REST does.
-  const resolve = ({ input }: { input: unknown }) => e.call(services, (input ?? {}) as Record<string, unknown>);
+  const resolve = async ({ input, ctx }: { input: unknown; ctx: TrpcContext }) => {
+    const answer = await e.call(services, (input ?? {}) as Record<string, unknown>);
+    ctx.countAnswer(answer, paged);
+    return answer;
+  };
   const built = takesNoInput(e) ? base : base.input(inputIsOptional(e) ? e.input.optional() : e.input);
   return e.method === "GET" ? built.query(resolve) : built.mutation(resolve);
 }

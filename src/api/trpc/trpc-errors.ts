@@ -4,7 +4,11 @@ import { TRPCError } from "@trpc/server";
 import { getHTTPStatusCodeFromError } from "@trpc/server/http";
 import { TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { AppError, ERROR_CODES, toAppError, type ErrorCode } from "../../errors/app-error.js";
+import { MAX_BATCH_CALLS } from "../limits.js";
 import { invalidInput } from "../schemas.js";
+
+/** tRPC's message for a batch longer than maxBatchSize (http-app.ts), said more usefully. */
+const BATCH_TOO_LONG = "Batch call exceeds maximum size";
 
 const APP_CODE_BY_TRPC = new Map<string, ErrorCode>(
   (Object.entries(ERROR_CODES) as [ErrorCode, (typeof ERROR_CODES)[ErrorCode]][]).map(([code, v]) => [v.trpc, code]),
@@ -18,6 +22,11 @@ export function appErrorOf(error: unknown): AppError {
   if (error instanceof TRPCError) {
     if (error.cause instanceof AppError) return error.cause;
     if (hasIssues(error.cause)) return invalidInput(error.cause.issues);
+    if (error.message === BATCH_TOO_LONG) {
+      return new AppError("bad_request", `a tRPC batch may hold at most ${MAX_BATCH_CALLS} calls: send the rest in further requests`, {
+        cause: error,
+      });
+    }
     const code = APP_CODE_BY_TRPC.get(error.code);
     // tRPC's own client errors (unknown procedure, bad batch, wrong method, ...) keep their message.
     if (code && code !== "internal") return new AppError(code, error.message, { cause: error });

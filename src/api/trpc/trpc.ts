@@ -2,8 +2,17 @@
 // error to AppError codes and apply the same auth as REST (the endpoint table's `auth`).
 import { initTRPC } from "@trpc/server";
 import type { CreateExpressContextOptions } from "@trpc/server/adapters/express";
-import type { Access, Authenticator } from "../auth.js";
-import { answerDeadlineMs, timeoutError, type HttpLimits, type WriteLimiter } from "../limits.js";
+import { bearerToken, knownKey, type Access, type Authenticator } from "../auth.js";
+import {
+  answerDeadlineMs,
+  answerJson,
+  answerTooLarge,
+  clientOf,
+  timeoutError,
+  type AuthThrottle,
+  type HttpLimits,
+  type WriteLimiter,
+} from "../limits.js";
 import { formatTRPCError, toTRPCError } from "./trpc-errors.js";
 
 export interface TrpcContext {
@@ -11,15 +20,41 @@ export interface TrpcContext {
   authenticate: Authenticator;
   limitWrites: WriteLimiter;
   limits: HttpLimits;
+  /** Counts an answer against the request's size cap (a batch's calls together); throws past it. */
+  countAnswer(answer: unknown, paged: boolean): void;
 }
 
-export function contextFactory(authenticate: Authenticator, limitWrites: WriteLimiter, limits: HttpLimits) {
-  return ({ req }: CreateExpressContextOptions): TrpcContext => ({
-    authorization: req.headers.authorization,
-    authenticate,
-    limitWrites,
-    limits,
-  });
+export interface ContextOptions {
+  authenticate: Authenticator;
+  limitWrites: WriteLimiter;
+  limits: HttpLimits;
+  throttle: AuthThrottle;
+}
+
+/**
+ * Once per HTTP request (a batch's calls share it): a client refused for wrong keys is refused here,
+ * before any call; a wrong key is counted once per request, however many calls it carries.
+ */
+export function contextFactory({ authenticate, limitWrites, limits, throttle }: ContextOptions) {
+  return async ({ req }: CreateExpressContextOptions): Promise<TrpcContext> => {
+    const authorization = req.headers.authorization;
+    const client = clientOf(req);
+    await throttle.check(client);
+    if (bearerToken(authorization) !== null && !knownKey(authenticate, authorization)) await throttle.failed(client);
+    let answered = 0;
+    return {
+      authorization,
+      authenticate,
+      limitWrites,
+      limits,
+      countAnswer(answer, paged) {
+        const json = answerJson(answer);
+        const bytes = typeof json === "string" ? Buffer.byteLength(json, "utf8") : json.length;
+        answered += bytes;
+        if (answered > limits.maxAnswerBytes) throw answerTooLarge(answered, limits.maxAnswerBytes, paged);
+      },
+    };
+  };
 }
 
 const t = initTRPC.context<TrpcContext>().create({ errorFormatter: formatTRPCError });

@@ -4,6 +4,7 @@
 // MetricFlow means beyond that (windows, offsets, fill_nulls_with...) is kept in `metricflow`.
 import { filterProblem } from "../filter-check.js";
 import { METRIC_NAME } from "../metric-schema.js";
+import { isIdentifier } from "../../sql/identifiers.js";
 import type {
   DerivedMetricDefinition,
   DimensionDefinition,
@@ -40,6 +41,20 @@ export interface Project {
   invalidMetrics: ReadonlySet<string>;
   /** what a metric compiles without (a declared timestamp it cannot use...): said, never silent */
   warn: (file: string, message: string) => void;
+}
+
+/**
+ * Measures and dimensions become aliases in the SQL we generate and names the API and the pages
+ * take back (anomaly feedback names its measure; src/api/schemas.ts): a name outside the
+ * identifier pattern would compile into a metric whose "Mark as expected" can never succeed.
+ */
+function identifierName(kind: "measure" | "dimension", name: string): void {
+  if (!isIdentifier(name)) {
+    throw new MetricProblem(
+      `${kind} ${JSON.stringify(name)} is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters): rename it`,
+      false,
+    );
+  }
 }
 
 function lookupMeasure(project: Project, name: string, where: string): { model: SemanticModel; measure: MfMeasure } {
@@ -141,6 +156,7 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
       true,
     );
   }
+  for (const { measure } of found) identifierName("measure", measure.name);
   const first = found[0]!.measure;
   const aggTime = first.agg_time_dimension ?? model.agg_time_dimension;
   const rendered = renderAll(project, model, aggTime, input.filters, new Set([input.name]));
@@ -174,6 +190,7 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     ...own,
     ...rendered.dimensions.filter((d) => d.table !== undefined && joined.has(d.table) && !own.some((o) => o.name === d.name)),
   ];
+  for (const d of dimensions) identifierName("dimension", d.name);
   return {
     kind: "structured",
     name: input.name,

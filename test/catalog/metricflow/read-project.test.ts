@@ -180,4 +180,23 @@ describe("MetricFlow reader: a dbt project's model files", () => {
     );
     expect(messages).toContainEqual('p/a.yml: metric "p90_order": type_params.measure: unknown measure p99_amount');
   });
+
+  it("names a measure or dimension outside the identifier pattern (the API's and the feedback's) as the metric's error", () => {
+    const bad = parseCatalog([
+      {
+        file: "p/a.yml",
+        content: SEMANTIC.replace("{ name: p90_amount,", '{ name: "p90 amount\u202E",')
+          .replace("{ measure: p90_amount }", '{ measure: "p90 amount\u202E" }')
+          .replace("{ name: is_large, type: categorical,", '{ name: "is-large", type: categorical,'),
+      },
+    ]);
+    const messages = bad.errors.map((e) => e.message);
+    expect(messages).toContainEqual(
+      'p/a.yml: metric "p90_order": measure "p90 amount\u202e" is not an identifier ([A-Za-z_][A-Za-z0-9_]*, at most 128 characters): rename it',
+    );
+    expect(messages).toContainEqual(
+      expect.stringMatching(/^p\/a\.yml: metric "orders_placed": dimension "is-large" is not an identifier .*: rename it$/),
+    );
+    expect(bad.metrics.map((m) => m.name)).not.toContain("p90_order");
+  });
 });
