@@ -66,6 +66,6 @@ describe("scoreSeries: the second opinion for lone upward hourly exceedances", (
     expect(lone).toBeGreaterThan(0);
     expect(vetoed).toBeGreaterThan(0);
     expect(b[night]!.anomalous).toBe(false);
-    expect(b[night]!.upper).toBeGreaterThanOrEqual(values[night]!);
+    expect(b[night]!.upper).toBeGreaterThanOrEqual(values[night]);
   });
 });
