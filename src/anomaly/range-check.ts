@@ -38,6 +38,9 @@ export class RangeCheck {
   private first = 0;
   lower = 0;
   upper = 0;
+  /** Mean and population sd of the last judge's window (NaN when it had too few values or no spread). */
+  private centre = Number.NaN;
+  private sd = Number.NaN;
 
   constructor(values: readonly number[], grain: Grain) {
     this.values = values;
@@ -51,17 +54,25 @@ export class RangeCheck {
   judge(i: number, value: number, counts: boolean): -1 | 0 | 1 {
     const k = RANGE_SDS;
     this.advanceTo(i);
+    this.centre = this.sd = Number.NaN;
     if (this.count < this.window / 2) return 0;
     const mean = this.sum / this.count;
     const variance = Math.max(0, this.squares / this.count - mean * mean);
     if (!(variance > 0)) return 0;
     const sd = Math.sqrt(variance);
     const centre = mean + this.shift;
+    this.centre = centre;
+    this.sd = sd;
     const poisson = counts ? Math.max(centre, 1) : 0;
     const skew = counts ? (Math.max(0, k * k - 1) / 6) * Math.min(1, poisson / variance) : 0;
     this.upper = centre + k * sd + skew;
     this.lower = centre - k * sd;
     return value > this.upper ? 1 : value < this.lower ? -1 : 0;
+  }
+
+  /** mean + sds·sd of the window last judged; NaN when it could not judge. */
+  edgeAbove(sds: number): number {
+    return this.centre + sds * this.sd;
   }
 
   /**
