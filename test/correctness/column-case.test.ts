@@ -2,15 +2,10 @@
 // case-sensitive, on both engines: a name that matches one column ignoring case is read as that
 // column (its rules run and find the planted rows) with a warning naming both; a name that
 // matches two columns is an error, and its checks say the column is missing.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
+import { describe, expect, it } from "vitest";
 import { compilerStatusView } from "../../src/services/compiler-service.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
-import { runScan, type ScanRun } from "./run-scan.js";
+import { engines, uniqueDatabase } from "../helpers/warehouses.js";
+import { scanProject } from "./run-scan.js";
 
 const PROJECT = `
 semantic_models:
@@ -40,36 +35,18 @@ function statements(db: string): string[] {
 
 describe.each(engines)("column names in another letter case ($name)", (engine) => {
   const db = uniqueDatabase("mr_case");
-  let handle: WarehouseHandle;
-  let dir: string;
-  let snapshot: CatalogSnapshot;
-  let run: ScanRun;
-  const result = (rule: string, metric = "payment_total") => run.results.find((r) => r.rule === rule && r.metric === metric)!;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "mr-case-"));
-    await writeFile(path.join(dir, "payments.yml"), PROJECT);
-    snapshot = await loadCatalogSnapshot(dir, new Date(), { metricflowDatabase: db });
-    handle = await engine.open();
-    await handle.exec(`DROP DATABASE IF EXISTS ${db}`);
-    for (const statement of statements(db)) await handle.exec(statement);
-    run = await runScan(snapshot, handle.warehouse);
-  }, 120_000);
-  afterAll(async () => {
-    await handle?.exec(`DROP DATABASE IF EXISTS ${db}`);
-    await handle?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  const scan = scanProject(engine, { db, file: "payments.yml", project: PROJECT, statements });
+  const result = (rule: string, metric = "payment_total") => scan.run.results.find((r) => r.rule === rule && r.metric === metric)!;
 
   it("reads a name that matches one column as that column: its rules run on the data", () => {
-    expect(snapshot.errors).toEqual([]);
+    expect(scan.snapshot.errors).toEqual([]);
     expect(result("primary_key_unique")).toMatchObject({ status: "failing", rows_affected: 1 });
     expect(result("measure_not_null")).toMatchObject({ status: "failing", rows_affected: 1 });
     expect(result("timestamp_not_future").status).toBe("passing");
   });
 
   it("warns naming both spellings", () => {
-    const view = compilerStatusView(snapshot);
+    const view = compilerStatusView(scan.snapshot);
     const warnings = view.warnings.map((w) => w.message);
     for (const [written, actual] of [
       ["PAYMENT_ID", "payment_id"],
@@ -82,7 +59,7 @@ describe.each(engines)("column names in another letter case ($name)", (engine) =
   });
 
   it("makes a name that matches two columns an error, and guesses neither", () => {
-    const view = compilerStatusView(snapshot);
+    const view = compilerStatusView(scan.snapshot);
     // Both metrics read it: payment_total as a dimension, card_payment_total in its filter too.
     const message = `${db}.payments: METHOD matches Method and method ignoring letter case: ambiguous, not read (write the warehouse's spelling)`;
     expect(view.errors).toEqual(

@@ -3,15 +3,10 @@
 // both engines: the key `player_id || '-' || season` is checked for duplicates and NULLs, the
 // time `toStartOfDay(played_at)` for future rows and drives the anomaly series. An expression
 // ClickHouse cannot run (Snowflake's TO_TIMESTAMP_NTZ) is a named finding on the first scan.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
-import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
-import { runScan, type ScanRun } from "./run-scan.js";
+import { engines, uniqueDatabase } from "../helpers/warehouses.js";
+import { scanProject } from "./run-scan.js";
 
 const PROJECT = `
 models:
@@ -108,36 +103,18 @@ function statements(db: string): string[] {
 
 describe.each(engines)("MetricFlow expressions as timestamp and key ($name)", (engine) => {
   const db = uniqueDatabase("mr_mf_expr");
-  let handle: WarehouseHandle;
-  let dir: string;
-  let snapshot: CatalogSnapshot;
-  let run: ScanRun;
+  const scan = scanProject(engine, { db, file: "schema.yml", project: PROJECT, statements });
   const result = (metric: string, rule: string): TestResult => {
-    const found = run.results.find((r) => r.metric === metric && r.rule === rule);
+    const found = scan.run.results.find((r) => r.metric === metric && r.rule === rule);
     expect(found, `${metric} ${rule}`).toBeDefined();
     return found!;
   };
 
-  beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), "mr-mf-expr-"));
-    await writeFile(path.join(dir, "schema.yml"), PROJECT);
-    snapshot = await loadCatalogSnapshot(dir, new Date(), { metricflowDatabase: db });
-    handle = await engine.open();
-    await handle.exec(`DROP DATABASE IF EXISTS ${db}`);
-    for (const statement of statements(db)) await handle.exec(statement);
-    run = await runScan(snapshot, handle.warehouse);
-  }, 120_000);
-  afterAll(async () => {
-    await handle?.exec(`DROP DATABASE IF EXISTS ${db}`);
-    await handle?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
   it("compiles the expressions into the IR as timestamp and primary key", () => {
-    expect(snapshot.errors).toEqual([]);
-    const metric = snapshot.metricsByName.get("season_points")!;
+    expect(scan.snapshot.errors).toEqual([]);
+    const metric = scan.snapshot.metricsByName.get("season_points")!;
     expect(metric).toMatchObject({ primary_key: "player_id || '-' || season", timestamp: "toStartOfDay(played_at)" });
-    const rules = snapshot.testsByMetric.get("season_points")!.map((t) => t.rule);
+    const rules = scan.snapshot.testsByMetric.get("season_points")!.map((t) => t.rule);
     for (const rule of [
       "primary_key_unique",
       "primary_key_not_null",
@@ -148,7 +125,7 @@ describe.each(engines)("MetricFlow expressions as timestamp and key ($name)", (e
     ])
       expect(rules).toContain(rule);
     // The columns the expressions read must exist: schema drift in them is caught as such.
-    const columns = snapshot.testsByMetric.get("season_points")!.find((t) => t.rule === "columns_exist")!;
+    const columns = scan.snapshot.testsByMetric.get("season_points")!.find((t) => t.rule === "columns_exist")!;
     expect(columns.check).toBe(`${db}.player_seasons has columns played_at, player_id, points, season, team`);
   });
 
@@ -165,7 +142,7 @@ describe.each(engines)("MetricFlow expressions as timestamp and key ($name)", (e
   });
 
   it("joins on expression keys: integrity, uniqueness of the reached keys, NULL foreign keys", () => {
-    expect(snapshot.metricsByName.get("games_played")!.joins).toEqual([
+    expect(scan.snapshot.metricsByName.get("games_played")!.joins).toEqual([
       {
         table: `${db}.player_seasons`,
         from_table: `${db}.player_games`,

@@ -1,9 +1,14 @@
 // Runs the daemon's real scan path (executeScan: schema -> plan -> one query per table
 // -> evaluate -> derive) on a real warehouse, recording every query it sends.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { judgeAll } from "../../src/evaluate/evaluate.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
+import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import type { QueryOptions, Row, Warehouse } from "../../src/warehouse/warehouse.js";
 import type { EngineCase, WarehouseHandle } from "../helpers/warehouses.js";
 import { fixtureStatements } from "./fixture-warehouse.js";
@@ -85,4 +90,38 @@ export function groupOf(sql: string): { table: string; filter: string | null } {
   const match = /^SELECT count\(\) AS total.* FROM (`[^`]+`\.`[^`]+`)(?: WHERE \((.*)\))?$/s.exec(sql);
   if (!match) throw new Error(`not a planned table query: ${sql.slice(0, 200)}`);
   return { table: match[1]!, filter: match[2] ?? null };
+}
+
+/** What scanProject's hooks set up: read after beforeAll has run. */
+export interface ProjectScan {
+  snapshot: CatalogSnapshot;
+  run: ScanRun;
+}
+
+/**
+ * A suite's hooks for one small project on one engine: the YAML written to a temp folder as `file`
+ * (its tables in database `db`), the warehouse loaded by `statements`, and one scan; all dropped after.
+ */
+export function scanProject(
+  engine: EngineCase,
+  options: { db: string; file: string; project: string; statements: (db: string) => string[] },
+): ProjectScan {
+  const scan = {} as ProjectScan;
+  let handle: WarehouseHandle | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), `${options.db}-`));
+    await writeFile(path.join(dir, options.file), options.project);
+    scan.snapshot = await loadCatalogSnapshot(dir, new Date(), { metricflowDatabase: options.db });
+    handle = await engine.open();
+    await handle.exec(`DROP DATABASE IF EXISTS ${options.db}`);
+    for (const statement of options.statements(options.db)) await handle.exec(statement);
+    scan.run = await runScan(scan.snapshot, handle.warehouse);
+  }, 120_000);
+  afterAll(async () => {
+    await handle?.exec(`DROP DATABASE IF EXISTS ${options.db}`);
+    await handle?.close();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return scan;
 }
