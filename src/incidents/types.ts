@@ -2,28 +2,22 @@
 // time are one incident, opened by the scan that sees the first of them and resolved by the
 // scan that sees the last one end (docs/incidents.md).
 import type { ObservationOutcome } from "../evaluate/types.js";
-import type { Severity } from "../infer/types.js";
+import type { InferredTest, Severity } from "../infer/types.js";
 
 /** What the incident does to a metric: a HIGH failure (or a check whose SQL throws) makes it unreliable. */
 export type IncidentImpact = "unreliable" | "degraded";
 /** direct: the metric has a failing test of the table; derived: built on such a metric. */
 export type IncidentRelationship = "direct" | "derived";
 
-/** One (metric, test) judged failing by a scan. */
-export interface FailingTest {
-  /** the check (InferredTest.key), shared by every metric that has it */
-  key: string;
-  metric: string;
-  rule: string;
-  name: string;
-  check: string;
-  severity: Severity;
+/**
+ * One (metric, test) judged failing by a scan: the test's own fields (`key`: the check, shared by
+ * every metric that has it; `datasource`/`table`: the root), the outcome, and the root column when
+ * the test reads exactly one column of the table.
+ */
+export type FailingTest = Pick<InferredTest, "key" | "metric" | "rule" | "name" | "check" | "severity" | "datasource" | "table"> & {
   outcome: ObservationOutcome;
-  /** the root: the table the test reads, and its column when it reads exactly one */
-  datasource: string;
-  table: string;
   column: string | null;
-}
+};
 
 /** A failing check of a root table in one scan (several metrics may share it). */
 export interface ProblemTest {
