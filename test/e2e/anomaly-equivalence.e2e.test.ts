@@ -8,15 +8,16 @@
 // daemon leaves out by design (see below). The comparison is against the scoring function of
 // this checkout, never against stored numbers.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { AnomalySettings, Grain, SeriesKind } from "../../src/anomaly/types.js";
+import type { AnomalyBucketView } from "../../src/services/views.js";
 import { RW_KEY, describeCombinations, launch, type Backend, type RunningDaemon } from "./daemon-harness.js";
-import { tupleInserts, warehouseAdmin } from "./warehouse-admin.js";
+import { tearDownLoaded, tupleInserts, warehouseAdmin } from "./warehouse-admin.js";
 
 const HOUR = 3600;
 const DAY = 86_400;
@@ -75,15 +76,7 @@ function protocolSeries(rows: Row[], grain: Grain, how: "sum" | "avg"): { starts
   return { starts, values };
 }
 
-interface Bucket {
-  start: string;
-  value: number | null;
-  expected: number | null;
-  lower: number | null;
-  upper: number | null;
-  anomalous: boolean;
-  excluded: string | null;
-}
+type Bucket = AnomalyBucketView;
 
 type Source = "tweets" | "exchange";
 const FILES: Record<Source, string> = {
@@ -201,16 +194,7 @@ describeCombinations("the anomalies API equals scoreSeries on a real series", (c
     }
   }, 900_000);
 
-  afterAll(async () => {
-    if (backend && d) {
-      const admin = await warehouseAdmin(combination, backend).catch(() => null);
-      await admin?.exec(`DROP DATABASE IF EXISTS ${db}`).catch(() => undefined);
-      await admin?.close();
-    }
-    await d?.stop();
-    await backend?.dispose();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => tearDownLoaded({ combination, backend, daemon: d, db, dir }));
 
   for (const c of CASES) {
     it(`${c.metric}: ${c.rule} per ${c.grain}, every bucket as scoreSeries judges it`, async () => {

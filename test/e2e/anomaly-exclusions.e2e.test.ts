@@ -3,14 +3,14 @@
 // `anomalies.exclude` (M). Three metrics read it: without exclusions both drops are flagged;
 // with `holidays:` the holiday's drop is marked `excluded: "holiday: <name>"` and not flagged;
 // with `exclude:` the planned day's is marked with its reason and not flagged.
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { publicHolidays } from "../../src/anomaly/holidays.js";
 import { RW_KEY, describeCombinations, launch, type Backend, type RunningDaemon } from "./daemon-harness.js";
 import { webClient } from "../web/web-client.js";
-import { warehouseAdmin } from "./warehouse-admin.js";
+import { tearDownLoaded, warehouseAdmin } from "./warehouse-admin.js";
 
 const DAY = 86_400;
 const HISTORY_DAYS = 70;
@@ -94,16 +94,7 @@ describeCombinations("holidays and planned exclusions", (combination) => {
     expect(scan.status).toBe(200);
   }, 120_000);
 
-  afterAll(async () => {
-    if (backend && d) {
-      const admin = await warehouseAdmin(combination, backend).catch(() => null);
-      await admin?.exec(`DROP DATABASE IF EXISTS ${db}`).catch(() => undefined);
-      await admin?.close();
-    }
-    await d?.stop();
-    await backend?.dispose();
-    if (dir) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => tearDownLoaded({ combination, backend, daemon: d, db, dir }));
 
   const buckets = async (metric: string): Promise<Bucket[]> => {
     const body = await d!.get(`/v1/reliability/anomalies/${metric}`);

@@ -1,6 +1,7 @@
 // DDL and inserts beside a running daemon, into the warehouse it scans: the ClickHouse server at
 // CLICKHOUSE_URL, or the daemon's own chdb data directory (chdb allows several sessions on the
 // one data directory of the process). For suites that load tables of their own.
+import { rm } from "node:fs/promises";
 import { createEmbeddedWarehouse } from "../../src/warehouse/chdb-engine.js";
 import { execServer } from "../../src/warehouse/clickhouse-server.js";
 import { serverConnection } from "../helpers/warehouses.js";
@@ -28,4 +29,25 @@ export function tupleInserts(table: string, columns: string, rows: readonly stri
     out.push(`INSERT INTO ${table} SELECT ${columns} FROM (SELECT arrayJoin([${rows.slice(i, i + perStatement).join(",")}]) AS x)`);
   }
   return out;
+}
+
+/** What a suite that loads its own tables beside a daemon started. */
+export interface LoadedSuite {
+  combination: Combination;
+  backend: Backend | undefined;
+  daemon: { stop(): Promise<void> } | undefined;
+  db: string;
+  dir: string | undefined;
+}
+
+/** Its afterAll: the suite's database dropped (while the daemon's warehouse still answers), then the daemon, backend and folder. */
+export async function tearDownLoaded(suite: LoadedSuite): Promise<void> {
+  if (suite.backend && suite.daemon) {
+    const admin = await warehouseAdmin(suite.combination, suite.backend).catch(() => null);
+    await admin?.exec(`DROP DATABASE IF EXISTS ${suite.db}`).catch(() => undefined);
+    await admin?.close();
+  }
+  await suite.daemon?.stop();
+  await suite.backend?.dispose();
+  if (suite.dir) await rm(suite.dir, { recursive: true, force: true });
 }
