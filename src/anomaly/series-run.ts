@@ -2,63 +2,28 @@
 import type { Calendar } from "./calendar.js";
 import { chooseSeasonality } from "./choose-seasonality.js";
 import { MEAN_AD_TO_SD } from "./mad.js";
-import { LevelSmoother, type SmoothingCandidate } from "./level-smoother.js";
-import { errorScale, type ErrorSample, type ErrorScale } from "./prediction-scale.js";
+import { LevelSmoother } from "./level-smoother.js";
+import {
+  CANDIDATES,
+  CHOICE_WINDOWS,
+  HEAVY_TAIL,
+  HUBER,
+  LEVEL_BUCKETS,
+  MIN_ERRORS,
+  REFIT_EVERY,
+  SECOND_OPINION_SDS,
+} from "./series-run-settings.js";
+import type { ErrorScale } from "./prediction-scale.js";
+import { PredictionErrors } from "./prediction-errors.js";
+import { ErrorVolatility } from "./error-volatility.js";
 import { bandInto, newBand, type BandModel } from "./score-bucket.js";
 import { createWorkspace, fitBaseline, seasonOf, type BaselineFit, type SeasonMode } from "./seasonal-baseline.js";
 import { PAIR_RATIO, PairRule, type PairEdges } from "./pair-rule.js";
 import { RangeCheck } from "./range-check.js";
 import { medianInPlace } from "./select.js";
+import { levelAt, seasonShift } from "./level-start.js";
 import { fromFitSpace, type FitSpace } from "./transform.js";
-import type { AnomalySettings, BucketVerdict, Grain, SeriesVerdict } from "./types.js";
-
-/** The level starts as the median of the last cycle's usable buckets (a day of hours, a week of days), trend-corrected. */
-const LEVEL_BUCKETS: Record<Grain, number> = { hour: 24, day: 7 };
-/** Smoothing candidates tried side by side (level-smoother.ts): from about a month to a few buckets of memory. */
-const CANDIDATES: Record<Grain, readonly SmoothingCandidate[]> = {
-  hour: [...[0.02, 0.06, 0.2].map((alpha) => ({ alpha, ownTrend: false })), ...[0.04, 0.1].map((alpha) => ({ alpha, ownTrend: true }))],
-  day: [...[0.1, 0.25, 0.5].map((alpha) => ({ alpha, ownTrend: false })), ...[0.15, 0.3].map((alpha) => ({ alpha, ownTrend: true }))],
-};
-/** Huber's clip for level updates, in robust sds of the one-step error (Gelper et al. use 2). */
-const HUBER = 2;
-/**
- * Buckets between refits of the seasonal profile, trend and band scale. The level follows every
- * bucket (level-smoother.ts), so the profile only has to keep up with slow change; refitting at
- * every bucket would cost O(window) each.
- */
-const REFIT_EVERY: Record<Grain, number> = { hour: 168, day: 7 };
-/**
- * One-step prediction errors needed in the window before buckets are judged (the calibration
- * phase). With the day grain's min_history of 7 the first bucket judged is the 15th: a series is
- * judged from day 14, as the z-score; the band is widened for so few errors (smallSampleFactor).
- */
-const MIN_ERRORS: Record<Grain, number> = { hour: 48, day: 7 };
-/**
- * Memory of the recent error level, in buckets (an exponential average of squared standardized
- * errors): residuals come in bursts (volatility clustering), and while the recent errors are
- * louder than the window's by more than chance gives, the band widens by the excess (as a GARCH
- * variance would), so a noisy spell is not a string of alarms. The first flagged bucket of a run
- * counts capped at the band's edge (the spell it starts is one alarm, not several); the rest of
- * the run does not, so an outage stays flagged however long it lasts.
- */
-const VOLATILITY_MEMORY: Record<Grain, number> = { hour: 12, day: 5 };
-/**
- * A lone upward exceedance of the seasonal band in an hourly series whose errors are heavy-tailed
- * (tail factor above HEAVY_TAIL) is flagged only when the value is also beyond the z-score's own
- * edge, mean + 3 sds of the last 14 days (SECOND_OPINION_SDS, the peers' threshold). Why: such
- * series come in bursts (volatility clustering), and a burst's single high hour that stays within
- * what the last two weeks held is the series being itself; on the real set 155 of 161 false-alarm
- * episodes were upward, most of them lone buckets. Drops, pairs (a change that lasts) and the range
- * check are untouched, so an outage or a level shift is judged as before, and series with
- * near-normal errors (the tail factor of 336 normal errors is 1.06 on average, its sampling sd about
- * 0.06) keep the seasonal band alone. Hourly only: at day grain the 14-day sd comes from 14 values
- * and the daily band already widens for its few errors (docs/anomaly-eval.md measures both).
- */
-const SECOND_OPINION_SDS = 3;
-/** Tail factor above which errors count as heavy-tailed: four sampling sds above a normal sample's. */
-const HEAVY_TAIL = 1.25;
-/** Seasonality under auto is chosen from at most this many training windows of history. */
-const CHOICE_WINDOWS = 4;
+import type { AnomalySettings, BucketVerdict, SeriesVerdict } from "./types.js";
 
 export interface RunInput {
   n: number;
@@ -79,10 +44,8 @@ export class SeriesRun {
   private readonly usable: Uint8Array;
   private readonly yAdjusted: Float64Array;
   private readonly predicted: Float64Array;
-  private readonly error: Float64Array;
-  private readonly errorG2: Float64Array;
-  private readonly errorPoisson: Float64Array;
-  private readonly sample: ErrorSample;
+  private readonly errors: PredictionErrors;
+  private readonly volatility: ErrorVolatility;
   private readonly scratch: Float64Array;
   private readonly levelBuffer: Float64Array;
   private readonly smoother: LevelSmoother;
@@ -109,36 +72,19 @@ export class SeriesRun {
   private wanted: SeasonMode;
   private chosenAt = -Infinity;
   private readonly range: RangeCheck;
-  /** The scale a bucket is judged with: this.scale widened for few errors and a noisy spell. */
-  private readonly judged: ErrorScale = { phi: 0, tail: 1 };
-  /** Small-sample factor of the current scale (smallSampleFactor). */
-  private sampleFactor = 1;
-  /** Mean capped squared standardized error over the window, at the last refit. */
-  private longZ2 = Number.NaN;
-  /** Exponential average of the same over the last VOLATILITY_MEMORY buckets. */
-  private recentZ2 = Number.NaN;
-  /**
-   * What chance alone gives the ratio of the two: one standard error of an exponential average of
-   * squared normal errors (effective sample 2H - 1, variance 2 / (2H - 1)) above 1. Only a spell
-   * louder than that widens the band, so independent noise keeps the calibrated band.
-   */
-  private readonly chanceExcess: number;
 
   constructor(private readonly input: RunInput) {
     const { n, y, settings } = input;
     this.innerModel = { ...input.band, sensitivity: input.band.sensitivity * PAIR_RATIO };
     this.wanted = input.wanted === "auto" ? "none" : input.wanted;
     this.range = new RangeCheck(input.values, settings.grain);
-    this.chanceExcess = 1 + Math.sqrt(2 / (2 * VOLATILITY_MEMORY[settings.grain] - 1));
+    this.volatility = new ErrorVolatility(settings.grain, input.band.sensitivity);
     const w = settings.training_buckets;
     this.usable = new Uint8Array(n);
     this.yAdjusted = Float64Array.from(y);
     this.predicted = new Float64Array(n).fill(Number.NaN);
-    this.error = new Float64Array(n).fill(Number.NaN);
-    this.errorG2 = new Float64Array(n);
-    this.errorPoisson = new Float64Array(n);
-    this.sample = { error: new Float64Array(w), g2: new Float64Array(w), poisson: new Float64Array(w), length: 0 };
-    this.scratch = new Float64Array(w + 2);
+    this.errors = new PredictionErrors(n, w, input.band);
+    this.scratch = this.errors.scratch;
     this.levelBuffer = new Float64Array(LEVEL_BUCKETS[settings.grain]);
     this.smoother = new LevelSmoother(CANDIDATES[settings.grain], w);
     this.workspace = createWorkspace(w);
@@ -273,7 +219,7 @@ export class SeriesRun {
     const predicted = this.smoother.predict(this.fit.slope) + seasonOf(this.fit, calendar, i);
     this.predicted[i] = predicted;
     const expected = fromFitSpace(space, predicted);
-    const judged = this.judgedScale();
+    const judged = this.volatility.widen(this.scale);
     if (!bandInto(this.band, value, expected, judged, band)) return Number.NaN;
     bandInto(this.inner, value, expected, judged, this.innerModel);
     return expected;
@@ -300,7 +246,7 @@ export class SeriesRun {
     if (side > 0) before.upper = this.pairEdges.upper;
     else before.lower = this.pairEdges.lower;
     this.usable[j] = 0;
-    this.error[j] = (side > 0 ? before.upper! : before.lower!) - before.expected;
+    this.errors.error[j] = (side > 0 ? before.upper! : before.lower!) - before.expected;
     return before.in_detection;
   }
 
@@ -317,21 +263,8 @@ export class SeriesRun {
     return Number.NaN;
   }
 
-  /**
-   * A refit may move the seasonal effects by a constant (they are centred on their median, and the
-   * window moved); the deseasonalized level moves the other way, over the last cycle, so
-   * predictions stay continuous across the refit.
-   */
   private seasonShift(i: number, before: BaselineFit, after: BaselineFit): number {
-    const { calendar, settings } = this.input;
-    const cycle = LEVEL_BUCKETS[settings.grain];
-    let sum = 0;
-    let count = 0;
-    for (let j = Math.max(0, i - cycle); j < i; j++) {
-      sum += seasonOf(before, calendar, j) - seasonOf(after, calendar, j);
-      count++;
-    }
-    return count > 0 ? sum / count : 0;
+    return seasonShift(this.input.calendar, LEVEL_BUCKETS[this.input.settings.grain], i, before, after);
   }
 
   /** Moves the level past bucket i; it learns from the bucket only when the bucket may train. */
@@ -344,88 +277,27 @@ export class SeriesRun {
     this.smoother.advance(deseasonalized, fit.slope, Number.isFinite(clip) && clip > 0 ? clip : Infinity);
   }
 
-  /** Median of the last cycle's usable buckets, deseasonalized and carried along the trend to bucket i. */
   private levelAt(i: number, fit: BaselineFit): number {
-    const { calendar, settings } = this.input;
-    const buffer = this.levelBuffer;
-    const floor = Math.max(0, i - settings.training_buckets);
-    let length = 0;
-    for (let j = i - 1; j >= floor && length < buffer.length; j--) {
-      if (this.usable[j] !== 1) continue;
-      const yj = this.yAdjusted[j]!;
-      if (!Number.isFinite(yj)) continue;
-      buffer[length++] = yj - seasonOf(fit, calendar, j) + fit.slope * (i - j);
-    }
-    return medianInPlace(buffer, length);
+    const history = { y: this.yAdjusted, usable: this.usable, calendar: this.input.calendar };
+    return levelAt(history, fit, i, Math.max(0, i - this.input.settings.training_buckets), this.levelBuffer);
   }
 
-  /**
-   * Scale of the window's one-step prediction errors; null (calibrating) while there are too few.
-   * A flagged bucket's error counts capped at the band's edge: the sample is not truncated (a
-   * too-narrow band would otherwise keep excluding the errors that should widen it), and an
-   * incident's size cannot widen the band.
-   */
+  /** Scale of the window's one-step prediction errors; null (calibrating) while there are too few. */
   private currentScale(i: number): ErrorScale | null {
     const { settings } = this.input;
-    const sample = this.sample;
-    let length = 0;
-    for (let j = Math.max(0, i - settings.training_buckets); j < i; j++) {
-      if (Number.isNaN(this.error[j]!)) continue;
-      sample.error[length] = this.error[j]!;
-      sample.g2[length] = this.errorG2[j]!;
-      sample.poisson[length] = this.errorPoisson[j]!;
-      length++;
-    }
-    sample.length = length;
-    return length >= MIN_ERRORS[settings.grain] ? errorScale(sample, this.scratch, this.scale ?? undefined) : null;
+    return this.errors.scale(Math.max(0, i - settings.training_buckets), i, MIN_ERRORS[settings.grain], this.scale);
   }
 
   /** `inRun`: a flagged bucket after a flagged one counts at most at chance's edge of the recent level. */
   private recordError(i: number, value: number, expected: number, inRun = false): void {
-    const { band } = this.input;
-    const g = band.relative ? Math.abs(expected) : 1;
-    this.error[i] = value - expected;
-    this.errorG2[i] = g * g;
-    this.errorPoisson[i] = band.poisson ? Math.max(expected, 1) : 0;
-    if (this.scale === null || !Number.isFinite(this.recentZ2)) return;
-    const lambda = 1 - 1 / VOLATILITY_MEMORY[this.input.settings.grain];
-    const z2 = this.cappedZ2(i, this.scale);
-    this.recentZ2 = lambda * this.recentZ2 + (1 - lambda) * (inRun ? Math.min(z2, this.longZ2 * this.chanceExcess) : z2);
-  }
-
-  /** Squared standardized error of bucket i, capped at the band's edge (an incident cannot widen it much). */
-  private cappedZ2(i: number, scale: ErrorScale): number {
-    const variance = scale.phi * this.errorG2[i]! + this.errorPoisson[i]!;
-    const k = this.input.band.sensitivity;
-    if (!(variance > 0)) return 0;
-    const z = this.error[i]! / (scale.tail * Math.sqrt(variance));
-    return Math.min(z * z, k * k);
+    this.errors.record(i, value, expected);
+    if (this.scale !== null) this.volatility.observe(this.errors.cappedZ2(i, this.scale), inRun);
   }
 
   /** At a refit: the window's mean capped squared standardized error, and the small-sample factor. */
   private refreshVolatility(i: number): void {
-    const scale = this.scale;
-    if (scale === null) return;
-    const { settings } = this.input;
-    let sum = 0;
-    let count = 0;
-    for (let j = Math.max(0, i - settings.training_buckets); j < i; j++) {
-      if (Number.isNaN(this.error[j]!)) continue;
-      sum += this.cappedZ2(j, scale);
-      count++;
-    }
-    this.longZ2 = count > 0 ? sum / count : Number.NaN;
-    if (!Number.isFinite(this.recentZ2)) this.recentZ2 = this.longZ2;
-    this.sampleFactor = smallSampleFactor(this.input.band.sensitivity, count);
-  }
-
-  private judgedScale(): ErrorScale {
-    const scale = this.scale!;
-    const ratio = this.longZ2 > 0 ? this.recentZ2 / this.longZ2 / this.chanceExcess : 1;
-    this.judged.phi = scale.phi;
-    const widen = this.sampleFactor * Math.sqrt(Number.isFinite(ratio) ? Math.max(1, ratio) : 1);
-    this.judged.tail = scale.tail * widen;
-    return this.judged;
+    if (this.scale === null) return;
+    this.volatility.refresh(this.errors.meanCappedZ2(Math.max(0, i - this.input.settings.training_buckets), i, this.scale));
   }
 
   /**
@@ -492,7 +364,7 @@ export class SeriesRun {
     }
     const windowFrom = to - settings.training_buckets;
     for (let j = from; j <= to; j++) {
-      this.error[j] = Number.NaN;
+      this.errors.error[j] = Number.NaN;
       if (this.usable[j] === 1 || !Number.isFinite(y[j]!)) continue;
       this.usable[j] = 1;
       if (j >= windowFrom && j < to) this.inWindow++;
@@ -502,18 +374,4 @@ export class SeriesRun {
     this.dirty = true;
     this.endRun();
   }
-}
-
-/**
- * The band's widening for a scale estimated from m prediction errors: the Student-t quantile with
- * m - 1 degrees of freedom over the normal one at the sensitivity (Cornish–Fisher expansion of the
- * t quantile; the errors are out-of-sample, so the level's own uncertainty is in them already).
- * 1.5 with 7 errors at k = 2.9, 1.03 with 84, 1.01 with 336: wide while the history is short, the
- * calibrated band once it is not.
- */
-export function smallSampleFactor(k: number, m: number): number {
-  if (m < 2) return 1;
-  const v = m - 1;
-  const t = k + (k ** 3 + k) / (4 * v) + (5 * k ** 5 + 16 * k ** 3 + 3 * k) / (96 * v * v);
-  return t / k;
 }
