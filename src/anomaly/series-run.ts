@@ -91,79 +91,30 @@ export class SeriesRun {
   }
 
   score(): SeriesVerdict {
-    const { n, starts, values, y, settings, feedback } = this.input;
+    const { n, starts, values, settings, feedback } = this.input;
     const w = settings.training_buckets;
     const detectionFrom = n - Math.min(n, settings.detection_buckets);
     const buckets: BucketVerdict[] = new Array<BucketVerdict>(n);
-    let scored = 0;
-    let anomalous = 0;
+    const counts = { scored: 0, anomalous: 0 };
     for (let i = 0; i < n; i++) {
       if (i >= 1 && this.usable[i - 1] === 1) this.inWindow++;
       if (i - w - 1 >= 0 && this.usable[i - w - 1] === 1) this.inWindow--;
       const start = starts[i]!;
-      const value = values[i]!;
-      const isFeedback = feedback?.has(start) ?? false;
-      const verdict: BucketVerdict = {
+      buckets[i] = {
         start,
-        value,
+        value: values[i]!,
         expected: null,
         lower: null,
         upper: null,
         anomalous: false,
-        feedback: isFeedback,
+        feedback: feedback?.has(start) ?? false,
         excluded: null,
         in_detection: i >= detectionFrom,
         deviations: null,
       };
-      buckets[i] = verdict;
-      if (!Number.isFinite(y[i]!)) {
-        this.advanceLevel(i, false);
-        this.pairs.reset();
-        continue;
-      }
-      if (this.inWindow < settings.min_history) {
-        this.usable[i] = 1;
-        this.endRun();
-        this.pairs.reset();
-        continue;
-      }
-      const expected = this.scoreAt(i, value);
-      if (Number.isNaN(expected)) {
-        this.usable[i] = 1;
-        this.advanceLevel(i, true);
-        this.endRun();
-        this.pairs.reset();
-        continue;
-      }
-      const result = this.band;
-      const pair = this.pairs.observe(i, this.inner, this.pairEdges);
-      const range = this.range.judge(i, value, this.input.band.poisson);
-      if (result.side > 0 && pair === 0 && range === 0) this.secondOpinion(value);
-      const side = result.side !== 0 ? result.side : pair !== 0 ? pair : range;
-      const flagged = side !== 0 && !isFeedback;
-      verdict.expected = expected;
-      // The band a bucket is judged against: the inner one when only the pair rule flags it, the
-      // range's when only the range check does (range-check.ts).
-      const byPair = flagged && result.side === 0 && pair !== 0;
-      const byRange = flagged && result.side === 0 && pair === 0;
-      verdict.lower = byPair && side < 0 ? this.inner.lower : byRange && side < 0 ? this.range.lower : result.lower;
-      verdict.upper = byPair && side > 0 ? this.inner.upper : byRange && side > 0 ? this.range.upper : result.upper;
-      verdict.deviations = result.deviations;
-      verdict.anomalous = flagged;
-      if (verdict.in_detection) {
-        scored++;
-        if (flagged) anomalous++;
-      }
-      if (pair !== 0 && !isFeedback && this.flagPrevious(buckets[i - 1]!, i - 1, pair)) anomalous++;
-      this.usable[i] = flagged ? 0 : 1;
-      // A flagged bucket's error counts capped at the band's edge (a range-flagged one is inside it).
-      const capped = byRange ? value : side > 0 ? verdict.upper : verdict.lower;
-      this.recordError(i, flagged ? capped : value, expected, flagged && buckets[i - 1]?.anomalous === true);
-      this.advanceLevel(i, !flagged);
-      // A feedback bucket joins a run only beyond the full band, as before the pair rule: two
-      // moderate buckets, one marked expected, do not confirm a level shift.
-      this.track(i, flagged ? side : result.side, isFeedback, value, pair !== 0 && !isFeedback);
+      this.step(i, buckets, counts);
     }
+    const { scored, anomalous } = counts;
     const fitMode = this.fit?.mode ?? this.wanted;
     return {
       kind: scored > 0 ? "scored" : "insufficient_history",
@@ -174,6 +125,61 @@ export class SeriesRun {
       level_shift_at: this.shifts.length > 0 ? this.shifts[this.shifts.length - 1]! : null,
       level_shifts: this.shifts.slice(),
     };
+  }
+
+  /** Bucket i: skipped (missing), training only (too little history, not judged yet) or judged. */
+  private step(i: number, buckets: BucketVerdict[], counts: { scored: number; anomalous: number }): void {
+    const { y, settings } = this.input;
+    if (!Number.isFinite(y[i]!)) {
+      this.advanceLevel(i, false);
+      this.pairs.reset();
+      return;
+    }
+    const expected = this.inWindow < settings.min_history ? Number.NaN : this.scoreAt(i, buckets[i]!.value);
+    if (Number.isNaN(expected)) {
+      this.usable[i] = 1;
+      // Below min_history the level is not started yet: nothing to advance.
+      if (this.inWindow >= settings.min_history) this.advanceLevel(i, true);
+      this.endRun();
+      this.pairs.reset();
+      return;
+    }
+    this.judge(i, expected, buckets, counts);
+  }
+
+  /** Bucket i against its band, the pair rule and the range check; then it trains (or not) and runs are followed. */
+  private judge(i: number, expected: number, buckets: BucketVerdict[], counts: { scored: number; anomalous: number }): void {
+    const verdict = buckets[i]!;
+    const value = verdict.value;
+    const isFeedback = verdict.feedback;
+    const result = this.band;
+    const pair = this.pairs.observe(i, this.inner, this.pairEdges);
+    const range = this.range.judge(i, value, this.input.band.poisson);
+    if (result.side > 0 && pair === 0 && range === 0) this.secondOpinion(value);
+    const side = result.side !== 0 ? result.side : pair !== 0 ? pair : range;
+    const flagged = side !== 0 && !isFeedback;
+    verdict.expected = expected;
+    // The band a bucket is judged against: the inner one when only the pair rule flags it, the
+    // range's when only the range check does (range-check.ts).
+    const byPair = flagged && result.side === 0 && pair !== 0;
+    const byRange = flagged && result.side === 0 && pair === 0;
+    verdict.lower = byPair && side < 0 ? this.inner.lower : byRange && side < 0 ? this.range.lower : result.lower;
+    verdict.upper = byPair && side > 0 ? this.inner.upper : byRange && side > 0 ? this.range.upper : result.upper;
+    verdict.deviations = result.deviations;
+    verdict.anomalous = flagged;
+    if (verdict.in_detection) {
+      counts.scored++;
+      if (flagged) counts.anomalous++;
+    }
+    if (pair !== 0 && !isFeedback && this.flagPrevious(buckets[i - 1]!, i - 1, pair)) counts.anomalous++;
+    this.usable[i] = flagged ? 0 : 1;
+    // A flagged bucket's error counts capped at the band's edge (a range-flagged one is inside it).
+    const capped = byRange ? value : side > 0 ? verdict.upper : verdict.lower;
+    this.recordError(i, flagged ? capped : value, expected, flagged && buckets[i - 1]?.anomalous === true);
+    this.advanceLevel(i, !flagged);
+    // A feedback bucket joins a run only beyond the full band, as before the pair rule: two
+    // moderate buckets, one marked expected, do not confirm a level shift.
+    this.track(i, flagged ? side : result.side, isFeedback, value, pair !== 0 && !isFeedback);
   }
 
   /** Expected value of bucket i with this.band filled in; NaN when the bucket is not judged. */
