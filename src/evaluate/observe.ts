@@ -85,7 +85,7 @@ export function observeRows(test: InferredTest, total: number, parts: Parts): Ch
   }
 }
 
-/** Exported for plan/reuse.ts: an unchanged table's newest timestamp is judged again with the current clock. */
+/** Exported for scan/unchanged-checks.ts: an unchanged table's newest timestamp is judged again with the current clock. */
 export function observeStaleness(maxSeconds: number, total: number, parts: Parts): CheckObservation {
   const allowed = formatDuration(maxSeconds);
   // On an empty table max() returns the type default (1970), which is not a real timestamp.

@@ -51,7 +51,7 @@ export interface CheckObservation {
   sample_sql?: string;
   /**
    * freshness only: the newest timestamp read (unix seconds), kept beside the result so that a
-   * scan of the unchanged table judges its age again without reading it (plan/reuse.ts)
+   * scan of the unchanged table judges its age again without reading it (scan/unchanged-checks.ts)
    */
   newest?: number;
 }

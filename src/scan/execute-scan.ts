@@ -14,7 +14,7 @@ import { resolveColumnCase } from "../plan/column-case.js";
 import { withIsolation } from "../plan/isolate-plan.js";
 import { byScannedTable, mergePlans, planScan } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
-import type { CheckPass } from "../evaluate/reuse.js";
+import type { CheckPass } from "../evaluate/check-pass.js";
 import type { ScanPlan, TableQuery, WarehouseSchema } from "../plan/types.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";

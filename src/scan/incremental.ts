@@ -1,6 +1,6 @@
 // The incremental part of a scan: read every datasource's table fingerprints (one metadata
 // query each, before any table is read, so a change during the scan is seen by the next one),
-// decide with plan/reuse.ts which checks keep their previous result, and after the reads say
+// decide with scan/unchanged-checks.ts which checks keep their previous result, and after the reads say
 // what the store keeps beside each result.
 import type { CheckObservation } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
@@ -12,15 +12,8 @@ import {
   type TableFingerprints,
   type TableParts,
 } from "../plan/fingerprint-query.js";
-import {
-  createReuseDecider,
-  identifyCheck,
-  passRecords,
-  tablesToFingerprint,
-  type CheckPass,
-  type Identified,
-  type PreviousCheck,
-} from "../evaluate/reuse.js";
+import { createReuseDecider, identifyCheck, passRecords, tablesToFingerprint, type Identified } from "./unchanged-checks.js";
+import type { CheckPass, PreviousCheck } from "../evaluate/check-pass.js";
 import type { WarehouseSchema } from "../plan/types.js";
 import { WarehouseError } from "../warehouse/warehouse-error.js";
 import type { Warehouse } from "../warehouse/warehouse.js";

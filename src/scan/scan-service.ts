@@ -8,7 +8,7 @@ import { applyLoadChange, type LoadHistory } from "../evaluate/load-arrivals.js"
 import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
-import { nextPass, type PreviousCheck } from "../evaluate/reuse.js";
+import { nextPass, type PreviousCheck } from "../evaluate/check-pass.js";
 import type { ScanWrite } from "../read-model/apply-scan.js";
 import type { SeriesCache } from "../read-model/series-cache.js";
 import { verdictChanges } from "../read-model/verdict-holder.js";

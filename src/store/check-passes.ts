@@ -1,9 +1,9 @@
-// check_passes: the basis each check's current result was measured under (plan/reuse.ts). It is
+// check_passes: the basis each check's current result was measured under (scan/unchanged-checks.ts). It is
 // written in completeScan's transaction beside the results, only where it changed, so scans of
 // unchanged data write nothing; read back (with the open results) by the next scan, on this
 // replica after a restart or on any other.
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { PreviousCheck } from "../evaluate/reuse.js";
+import type { PreviousCheck } from "../evaluate/check-pass.js";
 import { checkId } from "./check-id.js";
 import { toObservation, type ObservationRow } from "./mapping.js";
 import type { Sql } from "./sql-session.js";

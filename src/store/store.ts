@@ -3,7 +3,7 @@
 import type { MetricStatus, ReliabilityStatus, TestCounts } from "../derive/types.js";
 import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { InferredTest } from "../infer/types.js";
-import type { CheckPass, PreviousCheck } from "../evaluate/reuse.js";
+import type { CheckPass, PreviousCheck } from "../evaluate/check-pass.js";
 import type { ChangeFeed, ChangeHandlers } from "./change-feed.js";
 import type { Incident, TableProblem } from "../incidents/types.js";
 

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { judgeAll } from "../../src/evaluate/evaluate.js";
 import type { CheckObservation } from "../../src/evaluate/types.js";
-import { nextPass, type PreviousCheck } from "../../src/evaluate/reuse.js";
+import { nextPass, type PreviousCheck } from "../../src/evaluate/check-pass.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";

@@ -1,5 +1,5 @@
 // Which checks must read the warehouse, and which keep the result of the last pass that read
-// them. A check keeps its result when the SQL it would send is the same and every table that
+// them: decided before planning, so the scan plans only the checks that must read. A check keeps its result when the SQL it would send is the same and every table that
 // SQL reads (its base table, joined tables, tables of semi-joins and NOT IN subqueries) has the
 // fingerprint it had then (plan/fingerprint-query.ts). Pure: fingerprints, the previous pass
 // and the tests in, a decision out.
@@ -8,8 +8,9 @@
 // was measured on, so a previous pass that is not the newest (another replica scanned since)
 // is still correct to reuse: it can only be reused less.
 import { createHash } from "node:crypto";
-import type { CheckObservation } from "./types.js";
-import { observeStaleness } from "./observe.js";
+import type { CheckObservation } from "../evaluate/types.js";
+import { observeStaleness } from "../evaluate/observe.js";
+import type { CheckPass, PreviousCheck } from "../evaluate/check-pass.js";
 import type { InferredTest } from "../infer/types.js";
 import { clockDependence, type ClockDependence } from "../plan/clock-dependence.js";
 import { skipReason } from "../plan/column-check.js";
@@ -24,18 +25,6 @@ import type { WarehouseSchema } from "../plan/types.js";
  * so results measured by an older release are read again once.
  */
 const REUSE_EPOCH = "1";
-
-/** What the store keeps per check beside its current result. */
-export interface CheckPass {
-  /** hash of the check's SQL and of the fingerprints of every table it reads, when measured */
-  basis: string;
-  /** staleness checks: the newest timestamp read (unix seconds), to judge its age again */
-  newest: number | null;
-}
-
-export interface PreviousCheck extends CheckPass {
-  observation: CheckObservation;
-}
 
 /** What identifies a check's answer, apart from the data. */
 export interface CheckIdentity {
@@ -259,19 +248,4 @@ export function passRecords(
     else if (previous.has(key)) records.set(key, null);
   }
   return records;
-}
-
-/** The previous pass updated with a pass's records: what the store holds after writing them. */
-export function nextPass(
-  previous: ReadonlyMap<string, PreviousCheck>,
-  records: ReadonlyMap<string, CheckPass | null>,
-  observations: ReadonlyMap<string, CheckObservation>,
-): Map<string, PreviousCheck> {
-  const next = new Map(previous);
-  for (const [key, record] of records) {
-    const observation = observations.get(key);
-    if (record === null || observation === undefined) next.delete(key);
-    else next.set(key, { ...record, observation });
-  }
-  return next;
 }

@@ -12,8 +12,8 @@ import {
   tablesToFingerprint,
   type CheckIdentity,
   type DatasourceFingerprints,
-  type PreviousCheck,
-} from "../../src/evaluate/reuse.js";
+} from "../../src/scan/unchanged-checks.js";
+import type { PreviousCheck } from "../../src/evaluate/check-pass.js";
 import type { WarehouseSchema } from "../../src/plan/types.js";
 import { structured } from "../infer/fixtures.js";
 
