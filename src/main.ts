@@ -14,6 +14,7 @@ import { createFreshness } from "./read-model/freshness.js";
 import { createReadModel } from "./read-model/read-model.js";
 import { createSeriesCache } from "./read-model/series-cache.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
+import { createFindingsHolder, NO_FINDINGS } from "./infer/catalog-findings.js";
 import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
@@ -96,9 +97,12 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   // Filters and expressions ClickHouse cannot parse are found now where the warehouse is up
   // (else by the first scan): their metrics stay unknown and /v1/compiler/ir says why. In the
   // background: a slow warehouse must not hold up the start.
-  void checkCatalogSql(snapshot, warehouses, { queryIdPrefix: "catalog-load", maxQuerySize: config.MAX_QUERY_SIZE }).then(
-    (errors) => {
-      for (const error of errors.values()) logger.warn({ file: error.file, metric: error.metric }, error.message);
+  const findings = createFindingsHolder();
+  void checkCatalogSql(snapshot, NO_FINDINGS, warehouses, { queryIdPrefix: "catalog-load", maxQuerySize: config.MAX_QUERY_SIZE }).then(
+    (sql) => {
+      // A scan that finished first knows as much (it asked the same fragments): keep its findings.
+      if (findings.current() === NO_FINDINGS) findings.set({ ...NO_FINDINGS, ...sql });
+      for (const error of sql.sql_errors.values()) logger.warn({ file: error.file, metric: error.metric }, error.message);
     },
     (error: unknown) => logger.warn({ err: error }, "could not check the catalogue's SQL against the warehouse; the first scan will"),
   );
@@ -121,9 +125,11 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
 
   const metrics = createMetrics();
   const getSnapshot = () => snapshot;
+  const getFindings = () => findings.current();
   const readModel = createReadModel({
     store,
     getSnapshot,
+    getFindings,
     historyLimit: HISTORY_LIMIT,
     logger,
     // One line per scan another replica completed (how long this replica took to serve it).
@@ -132,6 +138,7 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const seriesCache = createSeriesCache();
   const scanService = createScanService({
     getSnapshot,
+    findings,
     warehouses,
     store,
     metrics,
@@ -151,12 +158,12 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   // What the transports call: answers the same for every caller are serialised once per view / snapshot.
   const services = cachedServices(
     {
-      validation: createValidationService({ getSnapshot, scanService }),
-      compiler: createCompilerService({ getSnapshot }),
+      validation: createValidationService({ getSnapshot, getFindings, scanService }),
+      compiler: createCompilerService({ getSnapshot, getFindings }),
       reliability,
       anomalies,
     },
-    { readModel, getSnapshot },
+    { readModel, getSnapshot, getFindings },
   );
   // /metrics follows the read model: every new view (own scan, another replica's) resets the gauges,
   // from the view's cached status listing (so it is serialised at once, not by the first request).

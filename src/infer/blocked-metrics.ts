@@ -1,5 +1,5 @@
 // Which metrics cannot run because the warehouse cannot parse their SQL (or an input's): the
-// scan sends none of their queries, and the reads say why. Pure, over the snapshot's SQL errors
+// scan sends none of their queries, and the reads say why. Pure, over the catalogue's SQL errors
 // (scan/check-sql.ts finds them).
 import type { CatalogError } from "../catalog/types.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
@@ -8,10 +8,7 @@ import type { CatalogSnapshot } from "./catalog-snapshot.js";
  * Metric name -> reason (judged "not evaluated: <reason>"), for every metric that cannot run: its own SQL does not parse, or
  * (derived metrics) an input's does, transitively.
  */
-export function blockedMetrics(
-  snapshot: CatalogSnapshot,
-  errors: ReadonlyMap<string, CatalogError> = snapshot.sql_errors ?? new Map(),
-): Map<string, string> {
+export function blockedMetrics(snapshot: CatalogSnapshot, errors: ReadonlyMap<string, CatalogError>): Map<string, string> {
   const blocked = new Map<string, string>();
   // The reason without the file (the message's first part): the test result says "not evaluated: <reason>".
   for (const [metric, error] of errors) blocked.set(metric, error.message.slice(error.message.indexOf(": ") + 2));

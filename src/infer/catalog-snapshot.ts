@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import type { CatalogError, CatalogWarning } from "../catalog/types.js";
 import type { MetricIR } from "../compile/ir.js";
-import type { CaseMatch } from "../plan/column-case.js";
 import type { InferredTest } from "./types.js";
 
-/** The compiled catalogue the daemon serves: loaded and compiled once at start. */
+/**
+ * The compiled catalogue the daemon serves: loaded and compiled once at start, never changed after
+ * (what the warehouse tells about it is kept apart: catalog-findings.ts).
+ */
 export interface CatalogSnapshot {
   metrics: MetricIR[];
   /** every inferred test, one per (metric, check); not deduplicated */
@@ -18,19 +20,6 @@ export interface CatalogSnapshot {
   metricsByName: ReadonlyMap<string, MetricIR>;
   /** each metric's tests, in the order of `tests` */
   testsByMetric: ReadonlyMap<string, readonly InferredTest[]>;
-  /**
-   * Found where the warehouse is reachable (at load, at the latest by the first scan): metric ->
-   * why ClickHouse cannot parse its filter or an expression. Such a metric stays `unknown`.
-   */
-  sql_errors?: Map<string, CatalogError>;
-  /** datasource|fragment -> ClickHouse's syntax error, or null when it parses (asked once) */
-  sql_checked?: Map<string, string | null>;
-  /**
-   * Found by each scan's schema read: datasource|table|column as written -> the warehouse's
-   * columns equal to it ignoring letter case (plan/column-case.ts). One: read as it, a warning;
-   * more: ambiguous, an error of each metric reading it.
-   */
-  case_matches?: Map<string, CaseMatch>;
 }
 
 /** What the store keeps per test; a change to any of it is a new catalogue version. */

@@ -9,6 +9,8 @@ import type { CheckObservation } from "../evaluate/types.js";
 import type { Incident } from "../incidents/types.js";
 import type { Logger } from "../logger.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
+import { NO_FINDINGS, type CatalogFindings } from "../infer/catalog-findings.js";
+import { blockedMetrics } from "../infer/blocked-metrics.js";
 import type { ReadState, ScanRecord, StatusPeriod, Store, StoredMetricStatus } from "../store/store.js";
 import { applyDelta } from "./apply-delta.js";
 import { applyScan, type ScanWrite } from "./apply-scan.js";
@@ -28,6 +30,8 @@ export interface ReadView {
   built_at: Date;
   /** every incident the store keeps, newest opened first */
   incidents: readonly Incident[];
+  /** metric -> why it cannot run (ClickHouse cannot parse its SQL, or an input's), as of the view's build */
+  blocked: ReadonlyMap<string, string>;
 }
 
 export interface ReadModel {
@@ -58,6 +62,8 @@ export interface ReadModel {
 export interface ReadModelOptions {
   store: Pick<Store, "newestSucceededScan" | "readState"> & Partial<Pick<Store, "readScanDelta">>;
   getSnapshot: () => CatalogSnapshot;
+  /** what the warehouse told about the catalogue (absent: nothing) */
+  getFindings?: () => CatalogFindings;
   /** status periods kept per metric */
   historyLimit: number;
   logger?: Pick<Logger, "warn" | "debug" | "info">;
@@ -69,7 +75,7 @@ export interface ReadModelOptions {
  * Statuses are rewritten in the store only when they change; a metric the newest scan covered
  * (same catalogue version) was checked by that scan, even if its row is older.
  */
-export function buildView(catalog: CatalogSnapshot, state: ReadState, builtAt: Date): ReadView {
+export function buildView(catalog: CatalogSnapshot, state: ReadState, builtAt: Date, findings: CatalogFindings = NO_FINDINGS): ReadView {
   const scan = state.scan;
   const covered = scan !== null && scan.finished_at !== null && scan.catalog_version === catalog.version;
   const statuses = new Map<string, StoredMetricStatus>();
@@ -89,6 +95,7 @@ export function buildView(catalog: CatalogSnapshot, state: ReadState, builtAt: D
     history: state.history,
     built_at: builtAt,
     incidents: state.incidents ?? [],
+    blocked: blockedMetrics(catalog, findings.sql_errors),
   };
 }
 
@@ -99,7 +106,8 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
   const pins = new AsyncLocalStorage<ReadView>();
   /** what the store held when the view was built (statuses before buildView dates them) */
   let state: ReadState = EMPTY;
-  let current = buildView(getSnapshot(), state, new Date());
+  const findings = () => options.getFindings?.() ?? NO_FINDINGS;
+  let current = buildView(getSnapshot(), state, new Date(), findings());
   let loaded = false;
   let inFlight: Promise<unknown> | null = null;
   const listeners: ((view: ReadView) => void)[] = [];
@@ -107,7 +115,7 @@ export function createReadModel(options: ReadModelOptions): ReadModel {
 
   function publish(next: ReadState): void {
     state = next;
-    current = buildView(getSnapshot(), next, new Date());
+    current = buildView(getSnapshot(), next, new Date(), findings());
     loaded = true;
     for (const listener of listeners) {
       try {

@@ -22,6 +22,8 @@ import type { Warehouse } from "../warehouse/warehouse.js";
 import { readAnomaliesFor, type AnomalyScanInput, type AnomalyScanOutcome } from "./anomaly-scan.js";
 import { blockedMetrics } from "../infer/blocked-metrics.js";
 import { checkCatalogSql } from "./check-sql.js";
+import { caseFindings } from "./case-findings.js";
+import { NO_FINDINGS, type CatalogFindings } from "../infer/catalog-findings.js";
 import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 
@@ -36,6 +38,8 @@ export interface ExecuteOptions {
   anomalies?: AnomalyScanInput;
   /** set: checks on tables unchanged since the previous pass keep its results (scan/incremental.ts) */
   incremental?: IncrementalInput;
+  /** what earlier checks found (fragments already asked are not asked again); default: nothing */
+  findings?: CatalogFindings;
 }
 
 export interface ScanOutcome {
@@ -46,6 +50,8 @@ export interface ScanOutcome {
   summary: TestCounts;
   /** metric -> why it cannot run (its SQL does not parse): all its tests are "not evaluated" */
   blocked: Map<string, string>;
+  /** what this scan found about the catalogue (SQL errors, letter case), for the reads */
+  findings: CatalogFindings;
   /** seconds spent waiting for the warehouse (series included: `series` of them), and evaluating its answers */
   timings: { warehouse: number; evaluate: number; series: number };
   /** queries sent to isolate the checks of refused table queries (bisection) */
@@ -168,9 +174,9 @@ export async function executeScan(
   }
   // A metric whose filter or expression ClickHouse cannot parse is kept out of the queries
   // (it would fail its table's query) and judged "not evaluated", hence `unknown`.
-  let sqlErrors;
+  let sql;
   try {
-    sqlErrors = await checkCatalogSql(snapshot, warehouses, {
+    sql = await checkCatalogSql(snapshot, options.findings ?? NO_FINDINGS, warehouses, {
       queryIdPrefix: options.scanId,
       signal: options.signal,
       maxQuerySize: options.maxQuerySize,
@@ -180,10 +186,10 @@ export async function executeScan(
       cause: error,
     });
   }
-  const blocked = blockedMetrics(snapshot, sqlErrors);
+  const blocked = blockedMetrics(snapshot, sql.sql_errors);
   // Column names written in another letter case than the warehouse's are read in its spelling.
   const cased = resolveColumnCase(blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric)), schema);
-  snapshot.case_matches = new Map(cased.matches.map((m) => [`${m.datasource}|${m.table}|${m.written}`, m]));
+  const findings: CatalogFindings = { ...sql, ...caseFindings(snapshot, cased.matches) };
   const tests = cased.tests;
   const incremental = options.incremental
     ? await startIncremental(tests, schema, warehouses, options.incremental, options).catch((error: unknown) => {
@@ -248,6 +254,7 @@ export async function executeScan(
     statuses,
     summary,
     blocked,
+    findings,
     timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000, series: anomalies.seconds },
     isolationQueries,
     anomalies: anomalies.outcome(),

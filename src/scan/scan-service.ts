@@ -14,6 +14,7 @@ import type { SeriesCache } from "../read-model/series-cache.js";
 import { verdictChanges } from "../read-model/verdict-holder.js";
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
+import type { FindingsHolder } from "../infer/catalog-findings.js";
 import type { ScanOwner, ScanRecord, ScanTrigger, Store, VerdictsWrite } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { failingTests } from "../incidents/failing-tests.js";
@@ -35,6 +36,8 @@ export const UNRECORDED_FAILURE_RETRY_MS = 2_000;
 
 export interface ScanServiceOptions {
   getSnapshot: () => CatalogSnapshot;
+  /** what the warehouse told about the catalogue: each scan starts from it and replaces it */
+  findings?: FindingsHolder;
   warehouses: ReadonlyMap<string, Warehouse>;
   store: Store;
   metrics: Metrics;
@@ -193,7 +196,9 @@ export function createScanService(options: ScanServiceOptions): ScanService {
             : {}),
         },
         ...(previous ? { incremental: { previous, cache: reuseCache(snapshot) } } : {}),
+        ...(options.findings ? { findings: options.findings.current() } : {}),
       });
+      options.findings?.set(outcome.findings);
       // Failing tests by root table: the store opens, extends or resolves incidents with them.
       const problems = groupProblems(failingTests(snapshot.tests, outcome.observations, outcome.blocked), snapshot.metrics);
       const storeStarted = performance.now();

@@ -10,6 +10,7 @@
 // Pages and filtered listings are built per request, as are all other answers.
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
+import type { CatalogFindings } from "../infer/catalog-findings.js";
 import { isWholeListing } from "./paginate.js";
 import { listingOnce, preserialized, rememberJson } from "./serialized.js";
 import type { Services } from "./types.js";
@@ -23,6 +24,8 @@ export interface CacheSources {
   readModel: Pick<ReadModel, "view">;
   /** the snapshot the validation and compiler services answer from */
   getSnapshot: () => CatalogSnapshot;
+  /** and what the warehouse told about it (the compiler's listing) */
+  getFindings: () => CatalogFindings;
 }
 
 /**
@@ -30,10 +33,10 @@ export interface CacheSources {
  * synchronously when called, so the one read here, just before the call, is the one the answer
  * was built from.
  */
-export function cachedServices(services: Services, { readModel, getSnapshot }: CacheSources): Services {
+export function cachedServices(services: Services, { readModel, getSnapshot, getFindings }: CacheSources): Services {
   const { validation, compiler, reliability, anomalies } = services;
   const testListings = new WeakMap<CatalogSnapshot, Promise<TestListing>>();
-  const irListings = new WeakMap<CatalogSnapshot, { sqlErrors: number; listing: Promise<CompilerStatusView> }>();
+  const irListings = new WeakMap<CatalogSnapshot, { findings: CatalogFindings; listing: Promise<CompilerStatusView> }>();
   const statusListings = new WeakMap<ReadView, Promise<StatusListingView>>();
   const metricStatuses = new WeakMap<ReadView, Map<string, Promise<MetricStatusView>>>();
 
@@ -49,12 +52,12 @@ export function cachedServices(services: Services, { readModel, getSnapshot }: C
     compiler: {
       status(query = {}) {
         if (!isWholeListing(query)) return compiler.status(query);
-        // Keyed by the snapshot AND its SQL errors: the warehouse check adds to them after load.
+        // Keyed by the snapshot AND the findings: each warehouse check or scan replaces them.
         const snapshot = getSnapshot();
-        const sqlErrors = snapshot.sql_errors?.size ?? 0;
+        const findings = getFindings();
         let cached = irListings.get(snapshot);
-        if (cached?.sqlErrors !== sqlErrors) {
-          const entry = { sqlErrors, listing: compiler.status(query).then((listing) => preserialized(listing, "metrics")) };
+        if (cached?.findings !== findings) {
+          const entry = { findings, listing: compiler.status(query).then((listing) => preserialized(listing, "metrics")) };
           irListings.set(snapshot, (cached = entry));
           void entry.listing.catch(() => irListings.get(snapshot) === entry && irListings.delete(snapshot));
         }

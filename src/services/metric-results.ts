@@ -4,13 +4,12 @@ import { blockedResult } from "../evaluate/blocked.js";
 import { judgeTest } from "../evaluate/judge.js";
 import type { TestResult } from "../evaluate/types.js";
 import type { ReadView } from "../read-model/read-model.js";
-import { blockedMetrics } from "../infer/blocked-metrics.js";
 
 /** Every test of `name` that has a result in `view` (none before its first scan). */
 export function metricResults(view: ReadView, name: string): TestResult[] {
   const tests = view.catalog.testsByMetric.get(name) ?? [];
   // A metric whose SQL ClickHouse cannot parse never ran, whatever its shared checks found.
-  const blocked = blockedMetrics(view.catalog).get(name);
+  const blocked = view.blocked.get(name);
   if (blocked !== undefined) return tests.map((test) => blockedResult(test, blocked));
   return tests.flatMap((test) => {
     const observation = view.observations.get(test.key);

@@ -7,12 +7,15 @@ import { blockedMetrics } from "../infer/blocked-metrics.js";
 import type { ScanRecord } from "../store/store.js";
 import { tableMatches } from "./affected-by.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
+import type { CatalogFindings } from "../infer/catalog-findings.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import type { ScanRunner, TestListingQuery, ValidationService } from "./types.js";
 import { iso, inferredTestView, testResultView, type TestListing, type TestRunView } from "./views.js";
 
 export interface ValidationServiceOptions {
   getSnapshot: () => CatalogSnapshot;
+  /** the SQL errors the warehouse found: their metrics' tests are "not evaluated" */
+  getFindings: () => CatalogFindings;
   scanService: ScanRunner;
 }
 
@@ -41,7 +44,7 @@ export function testRunReport(scan: ScanRecord, results: TestResult[]): TestRunV
   };
 }
 
-export function createValidationService({ getSnapshot, scanService }: ValidationServiceOptions): ValidationService {
+export function createValidationService({ getSnapshot, getFindings, scanService }: ValidationServiceOptions): ValidationService {
   return {
     async listTests(query = {}) {
       const snapshot = getSnapshot();
@@ -53,7 +56,7 @@ export function createValidationService({ getSnapshot, scanService }: Validation
       // Through the one scan service, so a run also updates reliability statuses and history.
       const { scan, observations } = await scanService.run("api_run");
       const snapshot = getSnapshot();
-      const blocked = blockedMetrics(snapshot);
+      const blocked = blockedMetrics(snapshot, getFindings().sql_errors);
       const results = await mapSlices(snapshot.tests, (slice) => judgeAll(slice, observations, blocked));
       return testRunReport(scan, results);
     },

@@ -4,6 +4,7 @@
 // endpoint will) shows up in all three with nothing else to write. On the real services, the
 // real store (PGlite) and the real HTTP app; the warehouse is a port nothing listens on.
 import type { Server } from "node:http";
+import { NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import type { AddressInfo } from "node:net";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createTRPCClient, httpLink } from "@trpc/client";
@@ -91,15 +92,15 @@ beforeAll(async () => {
   const scanService = testScanService(store, warehouse, getSnapshot, readModel);
   const services = cachedServices(
     {
-      validation: createValidationService({ getSnapshot, scanService }),
-      compiler: createCompilerService({ getSnapshot }),
+      validation: createValidationService({ getSnapshot, getFindings: () => NO_FINDINGS, scanService }),
+      compiler: createCompilerService({ getSnapshot, getFindings: () => NO_FINDINGS }),
       reliability: createReliabilityService({ readModel, store, scanService }),
       anomalies: createAnomalyService({
         readModel,
         store,
       }),
     },
-    { readModel, getSnapshot },
+    { readModel, getSnapshot, getFindings: () => NO_FINDINGS },
   );
   const app = createHttpApp({
     services,

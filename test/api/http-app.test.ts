@@ -3,6 +3,7 @@
 // start-up completes, no scan yet, a warehouse that cannot be reached, and the store going away.
 // The warehouse is the real ClickHouse server client pointed at a port nothing listens on.
 import type { Server } from "node:http";
+import { NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import type { AddressInfo } from "node:net";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -64,8 +65,8 @@ beforeAll(async () => {
   });
   const app = createHttpApp({
     services: {
-      validation: createValidationService({ getSnapshot, scanService }),
-      compiler: createCompilerService({ getSnapshot }),
+      validation: createValidationService({ getSnapshot, getFindings: () => NO_FINDINGS, scanService }),
+      compiler: createCompilerService({ getSnapshot, getFindings: () => NO_FINDINGS }),
       reliability: createReliabilityService({ readModel, store, scanService }),
       anomalies: createAnomalyService({
         readModel,

@@ -46,7 +46,7 @@ describe.each(engines)("column names in another letter case ($name)", (engine) =
   });
 
   it("warns naming both spellings", () => {
-    const view = compilerStatusView(scan.snapshot);
+    const view = compilerStatusView(scan.snapshot, scan.run.findings);
     const warnings = view.warnings.map((w) => w.message);
     for (const [written, actual] of [
       ["PAYMENT_ID", "payment_id"],
@@ -59,7 +59,7 @@ describe.each(engines)("column names in another letter case ($name)", (engine) =
   });
 
   it("makes a name that matches two columns an error, and guesses neither", () => {
-    const view = compilerStatusView(scan.snapshot);
+    const view = compilerStatusView(scan.snapshot, scan.run.findings);
     // Both metrics read it: payment_total as a dimension, card_payment_total in its filter too.
     const message = `${db}.payments: METHOD matches Method and method ignoring letter case: ambiguous, not read (write the warehouse's spelling)`;
     expect(view.errors).toEqual(

@@ -163,7 +163,7 @@ describe.each(engines)("$name: inferred tests on the correctness fixture", (engi
 
     it("a filter ClickHouse cannot parse makes its metric unknown and unsafe, and GET /v1/compiler/ir says why", () => {
       expect(run.statuses.find((s) => s.metric_name === "template_filter")).toMatchObject({ status: "unknown", safe_to_use: false });
-      const errors = compilerStatusView(snapshot).errors.filter((e) => e.metric === "template_filter");
+      const errors = compilerStatusView(snapshot, run.findings).errors.filter((e) => e.metric === "template_filter");
       expect(errors).toEqual([
         {
           metric: "template_filter",

@@ -3,6 +3,7 @@
 // built per call, and the bound on single-metric answers. No scan runs here: the warehouse is the
 // ClickHouse server client pointed at a port nothing listens on.
 import { pino } from "pino";
+import { createFindingsHolder, NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import type { ReadModel } from "../../src/read-model/read-model.js";
@@ -42,6 +43,8 @@ const sentJson = (value: object) => {
   return bytes ? (JSON.parse(bytes.toString("utf8")) as unknown) : undefined;
 };
 
+const findings = createFindingsHolder();
+
 beforeAll(async () => {
   db = await pglite.fresh();
   store = await createStore({ ...db.options, logger });
@@ -53,15 +56,15 @@ beforeAll(async () => {
   await readModel.refresh({ force: true });
   const scanService = testScanService(store, warehouse, getSnapshot, readModel);
   raw = {
-    validation: createValidationService({ getSnapshot, scanService }),
-    compiler: createCompilerService({ getSnapshot }),
+    validation: createValidationService({ getSnapshot, getFindings: findings.current, scanService }),
+    compiler: createCompilerService({ getSnapshot, getFindings: findings.current }),
     reliability: createReliabilityService({ readModel, store, scanService }),
     anomalies: createAnomalyService({
       readModel,
       store,
     }),
   };
-  cached = cachedServices(raw, { readModel, getSnapshot });
+  cached = cachedServices(raw, { readModel, getSnapshot, getFindings: findings.current });
 });
 
 afterAll(async () => {
@@ -114,7 +117,10 @@ describe("cached services", () => {
   it("serialise the IR listing again when the warehouse check finds another SQL error", async () => {
     const before = await cached.compiler.status();
     expect(await cached.compiler.status()).toBe(before);
-    demo.sql_errors = new Map([["gross_revenue", { metric: "gross_revenue", file: "metrics/shop.yaml", message: "syntax error" }]]);
+    findings.set({
+      ...NO_FINDINGS,
+      sql_errors: new Map([["gross_revenue", { metric: "gross_revenue", file: "metrics/shop.yaml", message: "syntax error" }]]),
+    });
     try {
       const after = await cached.compiler.status();
       expect(after).not.toBe(before);
@@ -122,7 +128,7 @@ describe("cached services", () => {
       expect(sentJson(after)).toEqual(JSON.parse(JSON.stringify(after)));
       expect(await cached.compiler.status()).toBe(after);
     } finally {
-      delete demo.sql_errors;
+      findings.set(NO_FINDINGS);
     }
   });
 

@@ -1,3 +1,4 @@
+import { NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import { describe, expect, it } from "vitest";
 import { compilerStatusView } from "../../src/services/compiler-service.js";
 import { buildMetricStatus, buildStatusListing } from "../../src/services/status-listing.js";
@@ -111,7 +112,7 @@ describe("views", () => {
       error: null,
       summary: null,
     });
-    const status = compilerStatusView(snapshot());
+    const status = compilerStatusView(snapshot(), NO_FINDINGS);
     expect(status).toMatchObject({
       count: 1,
       compiled_at: "2024-05-01T09:00:00.000Z",
