@@ -29,8 +29,9 @@ ENV CHECKPOINT_DISABLE=1 \
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm,sharing=locked npm ci --ignore-scripts
 COPY . .
-# `build` = prisma generate && tsc -p tsconfig.build.json  ->  dist/ (incl. dist/generated/prisma)
-RUN npm run build && test -f dist/main.js
+# `build` = prisma generate && tsc -p tsconfig.build.json && the pages' assets (scripts/copy-assets.mjs)
+#   ->  dist/ (incl. dist/generated/prisma and dist/web/assets)
+RUN npm run build && test -f dist/main.js && test -f dist/web/assets/style.css
 
 # ---------------------------------------------------------------------------------------------
 # prod-deps: production dependencies only (no dev, no optional: no chdb, no compiler)

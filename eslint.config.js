@@ -40,4 +40,6 @@ export default tseslint.config(
     },
   },
   { files: ["**/*.js", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
+  // The pages' script runs in the browser as a classic script, not in Node as a module.
+  { files: ["src/web/assets/*.js"], languageOptions: { globals: globals.browser, sourceType: "script" } },
 );

@@ -8,8 +8,9 @@ set -e
 cd "$(dirname "$0")/.."
 node prisma/ensure-client.mjs
 if [ ! -f dist/main.js ] || [ -n "$(find src prisma/schema.prisma package.json tsconfig.json tsconfig.build.json -newer dist/main.js 2>/dev/null | head -n 1)" ]; then
-  echo "npm start: compiling src/ into dist/ (tsc -p tsconfig.build.json)" >&2
+  echo "npm start: compiling src/ into dist/ (tsc -p tsconfig.build.json, then the pages' assets)" >&2
   node_modules/.bin/tsc -p tsconfig.build.json
+  node scripts/copy-assets.mjs
   touch dist/main.js
 fi
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"

@@ -10,21 +10,13 @@ import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createReadiness } from "./health/readiness.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
-import { createFreshness } from "./read-model/freshness.js";
-import { createReadModel } from "./read-model/read-model.js";
-import { createSeriesCache } from "./read-model/series-cache.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
 import { createFindingsHolder, NO_FINDINGS } from "./infer/catalog-findings.js";
 import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
-import { createScanService, SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
+import { SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
-import { createBrowseService } from "./services/browse-service.js";
-import { cachedServices } from "./services/cached-services.js";
-import { createAnomalyService } from "./services/anomaly-service.js";
-import { createCompilerService } from "./services/compiler-service.js";
+import { createServices } from "./services/create-services.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
-import { createReliabilityService } from "./services/reliability-service.js";
-import { createValidationService } from "./services/validation-service.js";
 import { createStore } from "./store/prisma-store.js";
 import { createWarehouses } from "./warehouse/create-warehouses.js";
 
@@ -124,53 +116,23 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   await abortOrphans();
 
   const metrics = createMetrics();
-  const getSnapshot = () => snapshot;
-  const getFindings = () => findings.current();
-  const readModel = createReadModel({
-    store,
-    getSnapshot,
-    getFindings,
-    historyLimit: HISTORY_LIMIT,
-    logger,
-    // One line per scan another replica completed (how long this replica took to serve it).
-    onRefreshed: (how, ms) => logger.info({ how, ms: Math.round(ms), scan_id: readModel.view().scan?.scan_id }, "read model refreshed"),
-  });
-  const seriesCache = createSeriesCache();
-  const scanService = createScanService({
-    getSnapshot,
+  const { readModel, scanService, services, browse, freshness } = createServices({
+    getSnapshot: () => snapshot,
     findings,
     warehouses,
     store,
-    metrics,
     logger,
-    concurrency: config.SCAN_CONCURRENCY,
-    maxQuerySize: config.MAX_QUERY_SIZE,
-    retentionDays: config.HISTORY_RETENTION_DAYS,
-    incremental: config.SCAN_INCREMENTAL,
-    afterScan: (write) => readModel.applyScan(write),
-    currentObservations: () => readModel.view().observations,
-    owner: self,
-    seriesCache,
-    heldVerdicts: () => readModel.verdicts.held(),
-  });
-  const reliability = createReliabilityService({ readModel, store, scanService });
-  const anomalies = createAnomalyService({ readModel, store, logger });
-  // What the transports call: answers the same for every caller are serialised once per view / snapshot.
-  const services = cachedServices(
-    {
-      validation: createValidationService({ getSnapshot, getFindings, scanService }),
-      compiler: createCompilerService({ getSnapshot, getFindings }),
-      reliability,
-      anomalies,
+    metrics,
+    historyLimit: HISTORY_LIMIT,
+    scan: {
+      concurrency: config.SCAN_CONCURRENCY,
+      maxQuerySize: config.MAX_QUERY_SIZE,
+      retentionDays: config.HISTORY_RETENTION_DAYS,
+      incremental: config.SCAN_INCREMENTAL,
+      owner: self,
     },
-    { readModel, getSnapshot, getFindings },
-  );
-  // /metrics follows the read model: every new view (own scan, another replica's) resets the gauges,
-  // from the view's cached status listing (so it is serialised at once, not by the first request).
-  readModel.onChange(() => {
-    reliability
-      .refreshMetrics(metrics, () => services.reliability.status())
-      .catch((error: unknown) => logger.warn({ err: error }, "refreshing Prometheus gauges failed"));
+    // One line per scan another replica completed (how long this replica took to serve it).
+    onRefreshed: (how, ms) => logger.info({ how, ms: Math.round(ms), scan_id: readModel.view().scan?.scan_id }, "read model refreshed"),
   });
   // Once loaded, the read model keeps its view through store outages: the replica can serve.
   let readModelLoaded = false;
@@ -230,13 +192,13 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     pages: (shared) =>
       createWebApp({
         ...shared,
-        browse: createBrowseService({ readModel, store }),
+        browse,
         revocations: createSessionRevocations({ store, logger }),
       }),
     metrics,
     readiness,
     logger,
-    scans: { readModel, freshness: createFreshness({ readModel, store }) },
+    scans: { readModel, freshness },
     limits: {
       postRateLimit: config.POST_RATE_LIMIT,
       postRateLimitWindowSeconds: config.POST_RATE_LIMIT_WINDOW_SECONDS,

@@ -4,7 +4,6 @@
 // endpoint will) shows up in all three with nothing else to write. On the real services, the
 // real store (PGlite) and the real HTTP app; the warehouse is a port nothing listens on.
 import type { Server } from "node:http";
-import { NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import type { AddressInfo } from "node:net";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { createTRPCClient, httpLink } from "@trpc/client";
@@ -20,22 +19,16 @@ import type { AppRouter, routerOf } from "../../src/api/trpc/router.js";
 import type { MetricIR } from "../../src/compile/ir.js";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createReadiness } from "../../src/health/readiness.js";
-import { createMetrics } from "../../src/metrics/prometheus.js";
-import { cachedServices } from "../../src/services/cached-services.js";
-import { createCompilerService } from "../../src/services/compiler-service.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import { createReliabilityService } from "../../src/services/reliability-service.js";
-import { createValidationService } from "../../src/services/validation-service.js";
 import type * as v from "../../src/services/views.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { responseValidator, type OpenApiDocument } from "../e2e/openapi-validator.js";
-import { testReadModel, testScanService } from "../helpers/scan-service.js";
+import { testServices } from "../helpers/scan-service.js";
 import { targets, type TestDatabase } from "../store/databases.js";
 import { pino } from "pino";
-import { createAnomalyService } from "../../src/services/anomaly-service.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
@@ -87,25 +80,12 @@ beforeAll(async () => {
   warehouse = createServerWarehouse({ name: "default", url: "http://127.0.0.1:1", timeoutSeconds: 5 });
   const snapshot = await loadCatalogSnapshot(DEMO_METRICS_DIR);
   const getSnapshot = () => snapshot;
-  const readModel = testReadModel(store, getSnapshot);
+  const { readModel, services, metrics } = testServices(store, warehouse, getSnapshot);
   await readModel.refresh({ force: true });
-  const scanService = testScanService(store, warehouse, getSnapshot, readModel);
-  const services = cachedServices(
-    {
-      validation: createValidationService({ getSnapshot, getFindings: () => NO_FINDINGS, scanService }),
-      compiler: createCompilerService({ getSnapshot, getFindings: () => NO_FINDINGS }),
-      reliability: createReliabilityService({ readModel, store, scanService }),
-      anomalies: createAnomalyService({
-        readModel,
-        store,
-      }),
-    },
-    { readModel, getSnapshot, getFindings: () => NO_FINDINGS },
-  );
   const app = createHttpApp({
     services,
     auth: { keys: [RW], readonlyKeys: [RO] },
-    metrics: createMetrics(),
+    metrics,
     readiness: createReadiness({ store, warehouses: new Map([["default", warehouse]]), isAccepting: () => true, isLoaded: () => true }),
     logger,
     endpoints: table,

@@ -3,7 +3,6 @@
 // start-up completes, no scan yet, a warehouse that cannot be reached, and the store going away.
 // The warehouse is the real ClickHouse server client pointed at a port nothing listens on.
 import type { Server } from "node:http";
-import { NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import type { AddressInfo } from "node:net";
 import { createTRPCClient, httpLink, TRPCClientError } from "@trpc/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,19 +11,13 @@ import type { AppRouter } from "../../src/api/trpc/router.js";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import { createReadiness } from "../../src/health/readiness.js";
 import { createLogger } from "../../src/logger.js";
-import { createMetrics } from "../../src/metrics/prometheus.js";
-import { createReadModel } from "../../src/read-model/read-model.js";
-import { createScanService } from "../../src/scan/scan-service.js";
-import { createCompilerService } from "../../src/services/compiler-service.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import { createReliabilityService } from "../../src/services/reliability-service.js";
-import { createValidationService } from "../../src/services/validation-service.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
+import { testServices } from "../helpers/scan-service.js";
 import { targets, type TestDatabase } from "../store/databases.js";
-import { createAnomalyService } from "../../src/services/anomaly-service.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
@@ -49,30 +42,10 @@ beforeAll(async () => {
   const snapshot = await loadCatalogSnapshot(DEMO_METRICS_DIR);
   inferredTests = snapshot.tests.length;
   catalogued = snapshot.metrics.length;
-  const getSnapshot = () => snapshot;
-  const metrics = createMetrics();
-  const readModel = createReadModel({ store, getSnapshot, historyLimit: 50 });
+  const { readModel, services, metrics } = testServices(store, warehouse, () => snapshot, { logger });
   await readModel.refresh({ force: true });
-  const scanService = createScanService({
-    getSnapshot,
-    warehouses: new Map([["default", warehouse]]),
-    store,
-    metrics,
-    logger,
-    concurrency: 2,
-    maxQuerySize: 262_144,
-    retentionDays: 30,
-  });
   const app = createHttpApp({
-    services: {
-      validation: createValidationService({ getSnapshot, getFindings: () => NO_FINDINGS, scanService }),
-      compiler: createCompilerService({ getSnapshot, getFindings: () => NO_FINDINGS }),
-      reliability: createReliabilityService({ readModel, store, scanService }),
-      anomalies: createAnomalyService({
-        readModel,
-        store,
-      }),
-    },
+    services,
     auth: { keys: [RW], readonlyKeys: [RO] },
     metrics,
     readiness: createReadiness({

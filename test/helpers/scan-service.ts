@@ -1,9 +1,11 @@
 // The real scan service over one real warehouse, with the settings the service tests share, and
-// the read model it feeds (as main.ts wires them).
+// the read model it feeds (as main.ts wires them); or the daemon's whole set of services
+// (createServices, as main.ts builds them) with those settings.
 import pino from "pino";
 import { createMetrics } from "../../src/metrics/prometheus.js";
 import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
 import { createScanService, type ScanServiceOptions } from "../../src/scan/scan-service.js";
+import { createServices, type DaemonServices, type ServicesOptions } from "../../src/services/create-services.js";
 import type { ScanService } from "../../src/scan/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import type { Store } from "../../src/store/store.js";
@@ -38,4 +40,22 @@ export function testScanService(
 
 export function testReadModel(store: Store, getSnapshot: () => CatalogSnapshot, historyLimit = 50): ReadModel {
   return createReadModel({ store, getSnapshot, historyLimit });
+}
+
+/** The daemon's services (src/services/create-services.ts) over one warehouse, with the tests' settings. */
+export function testServices(
+  store: Store,
+  warehouse: Warehouse,
+  getSnapshot: () => CatalogSnapshot,
+  overrides: Partial<ServicesOptions> = {},
+): DaemonServices {
+  return createServices({
+    getSnapshot,
+    warehouses: new Map([["default", warehouse]]),
+    store,
+    logger: pino({ level: "silent" }),
+    historyLimit: 50,
+    scan: { concurrency: 2, maxQuerySize: 262_144, retentionDays: 30 },
+    ...overrides,
+  });
 }

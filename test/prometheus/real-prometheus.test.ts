@@ -134,6 +134,7 @@ describe.skipIf(!hasPrometheus && !process.env.CI)("alert rules on a real Promet
       "MetricDegraded",
       "MetricReliabilityDown",
       "MetricUnreliable",
+      "ReliabilityChangeFeedDown",
       "ReliabilityScanStale",
       "ReliabilityScansFailing",
       "ReliabilityStoreDown",

@@ -9,12 +9,11 @@ import path from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/config.js";
-import { createMetrics, type Metrics } from "../../src/metrics/prometheus.js";
-import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
-import { createScanService } from "../../src/scan/scan-service.js";
+import type { Metrics } from "../../src/metrics/prometheus.js";
+import type { ReadModel } from "../../src/read-model/read-model.js";
 import type { ScanService } from "../../src/scan/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { createReliabilityService } from "../../src/services/reliability-service.js";
+import { createServices } from "../../src/services/create-services.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { execServer } from "../../src/warehouse/clickhouse-server.js";
@@ -41,7 +40,7 @@ interface Rig {
   close(): Promise<void>;
 }
 
-/** The daemon's own pieces (config -> warehouses with retries, store, scan service, read model) on `url`. */
+/** The daemon's own pieces (config -> warehouses with retries, store, createServices) on `url`. */
 async function rig(target: TestTarget, url: string, snapshot: CatalogSnapshot, timeoutSeconds = 20): Promise<Rig> {
   const db = await target.fresh();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "mr-faults-"));
@@ -50,23 +49,20 @@ async function rig(target: TestTarget, url: string, snapshot: CatalogSnapshot, t
     loadConfig({ CLICKHOUSE_URL: url, DATA_DIR: dataDir, QUERY_TIMEOUT_SECONDS: String(timeoutSeconds) }),
     logger,
   );
-  const metrics = createMetrics();
-  const getSnapshot = () => snapshot;
-  const readModel = createReadModel({ store, getSnapshot, historyLimit: 50 });
-  await readModel.refresh({ force: true });
-  const scans = createScanService({
-    getSnapshot,
+  const {
+    readModel,
+    scanService: scans,
+    metrics,
+    services: { reliability },
+  } = createServices({
+    getSnapshot: () => snapshot,
     warehouses,
     store,
-    metrics,
     logger,
-    concurrency: 4,
-    maxQuerySize: 262_144,
-    retentionDays: 30,
-    afterScan: () => readModel.refresh({ force: true }),
+    historyLimit: 50,
+    scan: { concurrency: 4, maxQuerySize: 262_144, retentionDays: 30 },
   });
-  const reliability = createReliabilityService({ readModel, store, scanService: scans });
-  readModel.onChange(() => void reliability.refreshMetrics(metrics));
+  await readModel.refresh({ force: true });
   return {
     db,
     store,

@@ -3,26 +3,22 @@
 // built per call, and the bound on single-metric answers. No scan runs here: the warehouse is the
 // ClickHouse server client pointed at a port nothing listens on.
 import { pino } from "pino";
-import { createFindingsHolder, NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_METRICS_DIR } from "../../src/config/config.js";
 import type { ReadModel } from "../../src/read-model/read-model.js";
-import { CACHED_ANSWERS, cachedServices } from "../../src/services/cached-services.js";
+import { CACHED_ANSWERS } from "../../src/services/cached-services.js";
 import { makeSnapshot, type CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { createCompilerService } from "../../src/services/compiler-service.js";
+import { createFindingsHolder, NO_FINDINGS } from "../../src/infer/catalog-findings.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import { createReliabilityService } from "../../src/services/reliability-service.js";
 import { serializedJson } from "../../src/services/serialized.js";
 import type { Services } from "../../src/services/types.js";
-import { createValidationService } from "../../src/services/validation-service.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
-import { testReadModel, testScanService } from "../helpers/scan-service.js";
+import { testServices } from "../helpers/scan-service.js";
 import { targets, type TestDatabase } from "../store/databases.js";
 import { ir } from "./fixtures.js";
-import { createAnomalyService } from "../../src/services/anomaly-service.js";
 
 const logger = pino({ level: "silent" });
 const pglite = targets.find((t) => t.name === "pglite")!;
@@ -52,19 +48,8 @@ beforeAll(async () => {
   demo = await loadCatalogSnapshot(DEMO_METRICS_DIR);
   catalogue = demo;
   const getSnapshot = () => catalogue;
-  readModel = testReadModel(store, getSnapshot);
+  ({ readModel, uncached: raw, services: cached } = testServices(store, warehouse, getSnapshot, { findings }));
   await readModel.refresh({ force: true });
-  const scanService = testScanService(store, warehouse, getSnapshot, readModel);
-  raw = {
-    validation: createValidationService({ getSnapshot, getFindings: findings.current, scanService }),
-    compiler: createCompilerService({ getSnapshot, getFindings: findings.current }),
-    reliability: createReliabilityService({ readModel, store, scanService }),
-    anomalies: createAnomalyService({
-      readModel,
-      store,
-    }),
-  };
-  cached = cachedServices(raw, { readModel, getSnapshot, getFindings: findings.current });
 });
 
 afterAll(async () => {

@@ -2,11 +2,11 @@
 // DATABASE_URL is set): they round-trip exactly (missing values, flags, exclusions), a scan
 // writes only the series that changed since the scan the replica held, and every one when the
 // store's newest scan is another; feedback's re-scored series replaces its row.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ANOMALOUS, FEEDBACK, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
-import { createStore } from "../../src/store/prisma-store.js";
-import type { Store, VerdictsWrite } from "../../src/store/store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import type { VerdictsWrite } from "../../src/store/store.js";
+import { targets } from "./databases.js";
+import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
 const DAY = 86_400_000;
@@ -27,38 +27,20 @@ function verdicts(key: string, values: number[], extra: Partial<SeriesVerdicts> 
 }
 
 describe.each(targets)("anomaly verdicts on $name", (target) => {
-  let db: TestDatabase;
-  let store: Store;
-  let clock = at(0);
+  const s = withStore(target);
   const tests = [test("orders", "vol", { rule: "volume_anomaly" }), test("orders", "sum", { rule: "metric_value_anomaly" })];
 
-  beforeEach(async () => {
-    db = await target.fresh();
-    store = await createStore({ ...db.options, now: () => clock });
-  });
-  afterEach(async () => {
-    await store.close();
-    await db.drop();
-  });
-
   async function scan(id: string, minute: number, write: VerdictsWrite) {
-    await store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
-    clock = at(minute);
-    return store.completeScan({
+    await s.store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
+    s.clock = at(minute);
+    return s.store.completeScan({
       ...finished(id, tests, { vol: observation(0, 2), sum: observation(0, 2) }, [status("orders", "healthy")]),
       anomalies: { flagged: [], judged: ["vol", "sum"], verdicts: write },
     });
   }
   // The rows as written (PGlite: another instance on the data directory sees them once the store closed).
-  async function query<T>(sql: string): Promise<T[]> {
-    await store.close();
-    try {
-      return await db.query<T>(sql);
-    } finally {
-      store = await createStore({ ...db.options, now: () => clock });
-    }
-  }
-  const rows = () => query<{ scan_id: string; buckets: number }>(`SELECT "scan_id", "buckets" FROM "anomaly_verdicts" ORDER BY "scan_id"`);
+  const rows = () =>
+    s.inspect<{ scan_id: string; buckets: number }>(`SELECT "scan_id", "buckets" FROM "anomaly_verdicts" ORDER BY "scan_id"`);
 
   it("round-trips every bucket: missing values, band, flags, exclusions", async () => {
     const vol = verdicts("vol", [10, NaN, 12, 0, -3.75, 1e12], {
@@ -75,7 +57,7 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
       removed: [],
       basis: null,
     });
-    const read = await store.anomalyVerdicts(["vol", "sum", "absent"]);
+    const read = await s.store.anomalyVerdicts(["vol", "sum", "absent"]);
     expect([...read.keys()].sort()).toEqual(["sum", "vol"]);
     expect(read.get("vol")).toEqual(vol);
     expect(read.get("sum")).toEqual(sum);
@@ -127,20 +109,20 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
     // a series the scan did not score removed.
     await scan("s4", 4, { all: new Map([["vol", v3]]), changed: [], removed: [], basis: "s1" });
     expect(await rows()).toEqual([{ scan_id: "s3", buckets: 4 }]);
-    expect((await store.anomalyVerdicts(["vol", "sum"])).get("vol")).toEqual(v3);
+    expect((await s.store.anomalyVerdicts(["vol", "sum"])).get("vol")).toEqual(v3);
   });
 
   it("feedback's re-scored series replaces its row; the same again writes nothing", async () => {
     const v1 = verdicts("vol", [10, 11, 12]);
     await scan("s1", 1, { all: new Map([["vol", v1]]), changed: ["vol"], removed: [], basis: null });
     const marked = { ...v1, flags: Uint8Array.from([0, 0, FEEDBACK]) };
-    clock = at(5);
-    await store.putAnomalyVerdicts([marked]);
-    expect((await store.anomalyVerdicts(["vol"])).get("vol")).toEqual(marked);
+    s.clock = at(5);
+    await s.store.putAnomalyVerdicts([marked]);
+    expect((await s.store.anomalyVerdicts(["vol"])).get("vol")).toEqual(marked);
     expect(await rows()).toEqual([{ scan_id: "feedback", buckets: 3 }]);
-    const [before] = await query<{ updated_at: Date }>(`SELECT "updated_at" FROM "anomaly_verdicts"`);
-    clock = at(6);
-    await store.putAnomalyVerdicts([marked]);
-    expect(await query(`SELECT "updated_at" FROM "anomaly_verdicts"`)).toEqual([before]);
+    const [before] = await s.inspect<{ updated_at: Date }>(`SELECT "updated_at" FROM "anomaly_verdicts"`);
+    s.clock = at(6);
+    await s.store.putAnomalyVerdicts([marked]);
+    expect(await s.inspect(`SELECT "updated_at" FROM "anomaly_verdicts"`)).toEqual([before]);
   });
 });

@@ -2,7 +2,7 @@
 // DATABASE_URL is set): written in the scan's transaction, only what changed, bounded per series
 // exactly as a replica bounds its copy in memory (applyLoadChange), and nothing from a scan that
 // was overtaken by a later one.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   applyLoadChange,
   LONG_GAPS_KEPT,
@@ -11,30 +11,19 @@ import {
   type LoadChange,
   type LoadHistory,
 } from "../../src/evaluate/load-arrivals.js";
-import { createStore } from "../../src/store/prisma-store.js";
-import type { Store } from "../../src/store/store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import { targets } from "./databases.js";
+import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
 describe.each(targets)("load arrivals on $name", (target) => {
-  let db: TestDatabase;
-  let store: Store;
+  const s = withStore(target, { per: "suite", clock: "real" });
   const tests = [test("orders", "fresh", { rule: "freshness_anomaly" })];
   let n = 0;
 
-  beforeAll(async () => {
-    db = await target.fresh();
-    store = await createStore(db.options);
-  }, 60_000);
-  afterAll(async () => {
-    await store.close();
-    await db.drop();
-  });
-
   async function scan(loads: ReadonlyMap<string, LoadChange>) {
     const id = `s${++n}`;
-    await store.createScan({ scan_id: id, trigger: "manual", started_at: at(n) });
-    return store.completeScan({ ...finished(id, tests, { fresh: observation(0, 1) }, [status("orders", "healthy")]), loads });
+    await s.store.createScan({ scan_id: id, trigger: "manual", started_at: at(n) });
+    return s.store.completeScan({ ...finished(id, tests, { fresh: observation(0, 1) }, [status("orders", "healthy")]), loads });
   }
 
   it("keeps the last sighting and the loads, bounded like the replica's copy", async () => {
@@ -49,7 +38,7 @@ describe.each(targets)("load arrivals on $name", (target) => {
       memory = step.change ? applyLoadChange(memory, step.change) : step.history;
       await scan(new Map([["a|db.t|at", step.change!], ...(i === 0 ? [["b|db.once|at", once] as const] : [])]));
     }
-    const stored = await store.readLoads();
+    const stored = await s.store.readLoads();
     expect(stored.get("a|db.t|at")).toEqual(memory);
     expect(memory!.arrivals).toHaveLength(RECENT_LOADS + LONG_GAPS_KEPT);
     expect(memory!.state).toMatchObject({ loads: RECENT_LOADS + 59, rows: RECENT_LOADS + 60 });
@@ -59,15 +48,15 @@ describe.each(targets)("load arrivals on $name", (target) => {
   }, 120_000);
 
   it("writes nothing from a scan a later one overtook", async () => {
-    const before = await store.readLoads();
+    const before = await s.store.readLoads();
     const late = `s${++n}`;
-    await store.createScan({ scan_id: late, trigger: "manual", started_at: at(0) });
+    await s.store.createScan({ scan_id: late, trigger: "manual", started_at: at(0) });
     const change = seeLoads("c|db.other|at", undefined, { newest: 1, parts: null }, 5).change!;
-    const record = await store.completeScan({
+    const record = await s.store.completeScan({
       ...finished(late, tests, { fresh: observation(0, 1) }, [status("orders", "healthy")]),
       loads: new Map([["c|db.other|at", change]]),
     });
     expect(record.results_written).toBe(false);
-    expect(await store.readLoads()).toEqual(before);
+    expect(await s.store.readLoads()).toEqual(before);
   });
 });

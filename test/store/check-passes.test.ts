@@ -1,27 +1,15 @@
 // check_passes, the previous pass of incremental scans, on every store target: written beside
 // the results in completeScan's transaction, only where a basis changed; read back with the
 // open results; forgotten by a null, by a full scan, and never written by an overtaken scan.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createStore } from "../../src/store/prisma-store.js";
-import type { FinishedScan, Store } from "../../src/store/store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import { describe, expect, it } from "vitest";
+import type { FinishedScan } from "../../src/store/store.js";
+import { targets } from "./databases.js";
+import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
 describe.each(targets)("check passes on $name", (target) => {
-  let db: TestDatabase;
-  let store: Store;
-  let clock = at(0);
-  const open = () => createStore({ ...db.options, now: () => clock });
+  const s = withStore(target);
   const tests = [test("m", "k1"), test("m", "k2"), test("m", "fresh")];
-
-  beforeEach(async () => {
-    db = await target.fresh();
-    store = await open();
-  });
-  afterEach(async () => {
-    await store.close();
-    await db.drop();
-  });
 
   async function scan(
     id: string,
@@ -29,21 +17,16 @@ describe.each(targets)("check passes on $name", (target) => {
     extra: Partial<FinishedScan>,
     observations = { k1: observation(1), k2: observation(2), fresh: observation(0) },
   ) {
-    await store.createScan({ scan_id: id, trigger: "schedule", started_at: at(minute - 1) });
-    clock = at(minute);
-    return store.completeScan({ ...finished(id, tests, observations, [status("m", "unreliable")]), ...extra });
+    await s.store.createScan({ scan_id: id, trigger: "schedule", started_at: at(minute - 1) });
+    s.clock = at(minute);
+    return s.store.completeScan({ ...finished(id, tests, observations, [status("m", "unreliable")]), ...extra });
   }
   /** check_passes as stored: key -> [basis, newest, scan_id] (the store closes meanwhile: PGlite is one process per directory). */
   async function rows(): Promise<Record<string, [string, string | null, string]>> {
-    await store.close();
-    try {
-      const found = await db.query<{ key: string; basis: string; newest: string | null; scan_id: string }>(
-        `SELECT c."key", p."basis", p."newest"::text AS "newest", p."scan_id" FROM "check_passes" p JOIN "checks" c ON c."id" = p."check_id"`,
-      );
-      return Object.fromEntries(found.map((r) => [r.key, [r.basis, r.newest, r.scan_id]]));
-    } finally {
-      store = await open();
-    }
+    const found = await s.inspect<{ key: string; basis: string; newest: string | null; scan_id: string }>(
+      `SELECT c."key", p."basis", p."newest"::text AS "newest", p."scan_id" FROM "check_passes" p JOIN "checks" c ON c."id" = p."check_id"`,
+    );
+    return Object.fromEntries(found.map((r) => [r.key, [r.basis, r.newest, r.scan_id]]));
   }
 
   it("keeps each basis beside its result, rewrites only what changed, and forgets on null", async () => {
@@ -54,7 +37,7 @@ describe.each(targets)("check passes on $name", (target) => {
         ["fresh", { basis: "bf", newest: 1_700_000_000 }],
       ]),
     });
-    const passes = await store.readPasses();
+    const passes = await s.store.readPasses();
     expect(passes.get("k1")).toEqual({ basis: "b1", newest: null, observation: observation(1) });
     expect(passes.get("fresh")).toEqual({ basis: "bf", newest: 1_700_000_000, observation: observation(0) });
 
@@ -87,7 +70,7 @@ describe.each(targets)("check passes on $name", (target) => {
       { passes: new Map(), unchanged: new Set(["k1"]) },
       { k1: observation(99), k2: observation(5), fresh: observation(0) },
     );
-    const state = await store.readState({ historyLimit: 0 });
+    const state = await s.store.readState({ historyLimit: 0 });
     expect(state.observations.get("k1")).toEqual(observation(1)); // the store's, as it was
     expect(state.observations.get("k2")).toEqual(observation(5));
   });
@@ -95,16 +78,16 @@ describe.each(targets)("check passes on $name", (target) => {
   it("forgets every basis after a full scan, and writes none for an overtaken scan", async () => {
     await scan("s1", 10, { passes: new Map([["k1", { basis: "b1", newest: null }]]) });
     await scan("full", 20, {});
-    expect(await store.readPasses()).toEqual(new Map());
+    expect(await s.store.readPasses()).toEqual(new Map());
 
-    await store.createScan({ scan_id: "slow", trigger: "schedule", started_at: at(21) });
+    await s.store.createScan({ scan_id: "slow", trigger: "schedule", started_at: at(21) });
     await scan("fast", 30, { passes: new Map([["k1", { basis: "fast", newest: null }]]) });
-    clock = at(40);
-    const slow = await store.completeScan({
+    s.clock = at(40);
+    const slow = await s.store.completeScan({
       ...finished("slow", tests, { k1: observation(7) }, [status("m", "healthy")]),
       passes: new Map([["k1", { basis: "slow", newest: null }]]),
     });
     expect(slow.results_written).toBe(false);
-    expect((await store.readPasses()).get("k1")).toEqual({ basis: "fast", newest: null, observation: observation(1) });
+    expect((await s.store.readPasses()).get("k1")).toEqual({ basis: "fast", newest: null, observation: observation(1) });
   });
 });

@@ -1,11 +1,10 @@
 // Incidents in the store, on every target (PGlite, and PostgreSQL when DATABASE_URL is set):
 // opened, extended and resolved inside completeScan's transaction, read back whole by readState,
 // untouched by scans that change nothing, by overtaken scans and by failed ones, pruned once resolved.
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TableProblem } from "../../src/incidents/types.js";
-import { createStore } from "../../src/store/prisma-store.js";
-import type { Store } from "../../src/store/store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import { targets } from "./databases.js";
+import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
 const tests = [test("revenue", "k1"), test("orders", "k1"), test("orders", "k2")];
@@ -31,26 +30,14 @@ const problem = (checks: string[], metrics: string[], table = "shop.orders"): Ta
 });
 
 describe.each(targets)("incidents in the store on $name", (target) => {
-  let db: TestDatabase;
-  let store: Store;
-  let clock = at(0);
-  const open = () => createStore({ ...db.options, now: () => clock });
-
-  beforeEach(async () => {
-    db = await target.fresh();
-    store = await open();
-  });
-  afterEach(async () => {
-    await store.close();
-    await db.drop();
-  });
+  const s = withStore(target);
 
   async function scan(id: string, minute: number, problems?: TableProblem[]) {
-    await store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
-    clock = at(minute);
-    return store.completeScan({ ...finished(id, tests, ok, statuses), ...(problems ? { problems } : {}) });
+    await s.store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
+    s.clock = at(minute);
+    return s.store.completeScan({ ...finished(id, tests, ok, statuses), ...(problems ? { problems } : {}) });
   }
-  const incidents = async () => (await store.readState({ historyLimit: 0 })).incidents ?? [];
+  const incidents = async () => (await s.store.readState({ historyLimit: 0 })).incidents ?? [];
 
   it("opens, extends and resolves one incident per table across scans, and reads it back whole", async () => {
     const first = await scan("s1", 1, [problem(["k1"], ["revenue", "orders", "ratio"])]);
@@ -115,13 +102,13 @@ describe.each(targets)("incidents in the store on $name", (target) => {
     // No problems field (a caller that does not compute them): incidents stay as they are.
     expect((await scan("s2", 2)).incidents).toBeUndefined();
     // A scan that started before a succeeded one writes nothing.
-    await store.createScan({ scan_id: "old", trigger: "manual", started_at: at(0) });
+    await s.store.createScan({ scan_id: "old", trigger: "manual", started_at: at(0) });
     await scan("s3", 3, [problem(["k1"], ["revenue"])]);
-    clock = at(4);
-    expect((await store.completeScan({ ...finished("old", tests, ok, statuses), problems: [] })).incidents).toBeUndefined();
+    s.clock = at(4);
+    expect((await s.store.completeScan({ ...finished("old", tests, ok, statuses), problems: [] })).incidents).toBeUndefined();
     // A failed scan (warehouse fault) is only marked failed.
-    await store.createScan({ scan_id: "s5", trigger: "manual", started_at: at(5) });
-    await store.failScan("s5", at(6), "warehouse unavailable");
+    await s.store.createScan({ scan_id: "s5", trigger: "manual", started_at: at(5) });
+    await s.store.failScan("s5", at(6), "warehouse unavailable");
     const [still] = await incidents();
     expect(still).toMatchObject({ resolved_at: null, opened_at: at(1) });
   });
@@ -129,7 +116,7 @@ describe.each(targets)("incidents in the store on $name", (target) => {
   it("prunes resolved incidents older than the retention, never open ones", async () => {
     await scan("s1", 1, [problem(["k1"], ["revenue"]), problem(["k9"], ["orders"], "shop.customers")]);
     await scan("s2", 2, [problem(["k9"], ["orders"], "shop.customers")]);
-    await store.prune(at(3));
+    await s.store.prune(at(3));
     const kept = await incidents();
     expect(kept.map((i) => [i.table, i.resolved_at])).toEqual([["shop.customers", null]]);
     expect(kept[0]!.tests.map((t) => t.check_key)).toEqual(["k9"]);

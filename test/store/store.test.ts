@@ -1,47 +1,26 @@
 // The Store contract, run against every target in databases.ts (PGlite, and PostgreSQL when
 // DATABASE_URL is set).
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ABORTED_ERROR, createStore } from "../../src/store/prisma-store.js";
-import type { Store } from "../../src/store/store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import { describe, expect, it } from "vitest";
+import { ABORTED_ERROR } from "../../src/store/prisma-store.js";
+import { targets } from "./databases.js";
+import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
 describe.each(targets)("store on $name", (target) => {
-  let db: TestDatabase;
-  let store: Store;
-  /** the store's clock: finished_at is taken inside completeScan */
-  let clock = at(0);
-  const open = () => createStore({ ...db.options, now: () => clock });
-
-  beforeEach(async () => {
-    db = await target.fresh();
-    store = await open();
-  });
-  afterEach(async () => {
-    await store.close();
-    await db.drop();
-  });
+  const s = withStore(target);
 
   /** Creates and completes a scan that finishes at `minute`. */
   async function scan(id: string, minute: number, ...rest: Parameters<typeof finished> extends [string, ...infer R] ? R : never) {
-    await store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
-    clock = at(minute);
-    return store.completeScan(finished(id, ...rest));
+    await s.store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
+    s.clock = at(minute);
+    return s.store.completeScan(finished(id, ...rest));
   }
-  /** Reads the database directly; PGlite allows one open instance per directory, so the store closes meanwhile. */
-  async function inspect<T = Record<string, unknown>>(sql: string): Promise<T[]> {
-    await store.close();
-    try {
-      return await db.query<T>(sql);
-    } finally {
-      store = await open();
-    }
-  }
-  const observations = async () => (await store.readState({ historyLimit: 0 })).observations;
+  const inspect = <T = Record<string, unknown>>(sql: string) => s.inspect<T>(sql);
+  const observations = async () => (await s.store.readState({ historyLimit: 0 })).observations;
   const count = async (table: string) => (await inspect<{ n: number }>(`SELECT count(*)::int AS n FROM "${table}"`))[0]!.n;
 
   it("creates, completes and reads back a scan", async () => {
-    const created = await store.createScan({ scan_id: "s1", trigger: "schedule", started_at: at(0) });
+    const created = await s.store.createScan({ scan_id: "s1", trigger: "schedule", started_at: at(0) });
     expect(created).toEqual({
       scan_id: "s1",
       trigger: "schedule",
@@ -52,16 +31,16 @@ describe.each(targets)("store on $name", (target) => {
       summary: null,
       catalog_version: null,
     });
-    expect(await store.getRunningScan()).toEqual(created);
+    expect(await s.store.getRunningScan()).toEqual(created);
 
     const big = 5_000_000_000; // beyond INT4: the columns are BIGINT and come back as numbers
     const tests = [test("orders", "k1"), test("orders", "k2"), test("aov", "k1")];
-    clock = at(1);
+    s.clock = at(1);
     const {
       results_written: written,
       previous_scan_id: previousScan,
       ...done
-    } = await store.completeScan({
+    } = await s.store.completeScan({
       ...finished(
         "s1",
         tests,
@@ -82,12 +61,12 @@ describe.each(targets)("store on $name", (target) => {
     });
     expect(written).toBe(true); // no later scan had succeeded
     expect(previousScan).toBeNull(); // the first to succeed
-    expect(await store.getScan("s1")).toEqual(done);
-    expect(await store.getScan("nope")).toBeNull();
-    expect(await store.getRunningScan()).toBeNull();
-    expect(await store.newestSucceededScan()).toEqual(done);
+    expect(await s.store.getScan("s1")).toEqual(done);
+    expect(await s.store.getScan("nope")).toBeNull();
+    expect(await s.store.getRunningScan()).toBeNull();
+    expect(await s.store.newestSucceededScan()).toEqual(done);
 
-    const state = await store.readState({ historyLimit: 10 });
+    const state = await s.store.readState({ historyLimit: 10 });
     expect(state.scan).toEqual(done);
     expect(state.observations.get("k1")).toEqual(observation(big, big * 2));
     expect(typeof state.observations.get("k1")?.rows_affected).toBe("number");
@@ -110,14 +89,14 @@ describe.each(targets)("store on $name", (target) => {
   });
 
   it("records failed scans without touching results or statuses", async () => {
-    await store.createScan({ scan_id: "f1", trigger: "manual", started_at: at(0) });
-    const failed = await store.failScan("f1", at(2), "warehouse unavailable");
+    await s.store.createScan({ scan_id: "f1", trigger: "manual", started_at: at(0) });
+    const failed = await s.store.failScan("f1", at(2), "warehouse unavailable");
     expect(failed).toMatchObject({ status: "failed", finished_at: at(2), error: "warehouse unavailable", summary: null });
-    expect(await store.newestSucceededScan()).toBeNull();
-    expect(await store.latestStatuses()).toEqual([]);
-    expect((await store.readState({ historyLimit: 5 })).observations.size).toBe(0);
-    await expect(store.failScan("missing", at(3), "x")).rejects.toThrow(/scan missing not found/);
-    await expect(store.completeScan(finished("f1", [], {}, []))).rejects.toThrow(/already failed/);
+    expect(await s.store.newestSucceededScan()).toBeNull();
+    expect(await s.store.latestStatuses()).toEqual([]);
+    expect((await s.store.readState({ historyLimit: 5 })).observations.size).toBe(0);
+    await expect(s.store.failScan("missing", at(3), "x")).rejects.toThrow(/scan missing not found/);
+    await expect(s.store.completeScan(finished("f1", [], {}, []))).rejects.toThrow(/already failed/);
   });
 
   it("writes nothing but the scan row when nothing changed", async () => {
@@ -137,7 +116,7 @@ describe.each(targets)("store on $name", (target) => {
       definitions: await count("test_definitions"),
     }).toEqual(before);
     // the rows were not rewritten either: they still name the scan that last changed them
-    expect(await store.latestStatus("m1")).toMatchObject({ status: "healthy", since: at(10), checked_at: at(10), scan_id: "a" });
+    expect(await s.store.latestStatus("m1")).toMatchObject({ status: "healthy", since: at(10), checked_at: at(10), scan_id: "a" });
     expect(await inspect(`SELECT DISTINCT "scan_id" FROM "check_results"`)).toEqual([{ scan_id: "a" }]);
   });
 
@@ -169,35 +148,35 @@ describe.each(targets)("store on $name", (target) => {
     const tests = [test("m", "k"), test("other", "o")];
     await scan("a", 10, tests, { k: observation() }, [status("m", "healthy"), status("other", "degraded")]);
     await scan("b", 20, tests, { k: observation() }, [status("m", "healthy")]);
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
+    expect(await s.store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
 
     await scan("c", 30, tests, { k: observation(1) }, [status("m", "unreliable")]);
     await scan("d", 40, tests, { k: observation() }, [status("m", "healthy")]);
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(40), checked_at: at(40), scan_id: "d" });
-    expect(await store.statusHistory("m", 10)).toEqual([
+    expect(await s.store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(40), checked_at: at(40), scan_id: "d" });
+    expect(await s.store.statusHistory("m", 10)).toEqual([
       { status: "healthy", from: at(40), to: null },
       { status: "unreliable", from: at(30), to: at(40) },
       { status: "healthy", from: at(10), to: at(30) },
     ]);
-    expect(await store.statusHistory("m", 2)).toHaveLength(2);
-    expect(await store.statusHistory("m", 0)).toEqual([]);
-    expect((await store.readState({ historyLimit: 2 })).history.get("m")).toEqual([
+    expect(await s.store.statusHistory("m", 2)).toHaveLength(2);
+    expect(await s.store.statusHistory("m", 0)).toEqual([]);
+    expect((await s.store.readState({ historyLimit: 2 })).history.get("m")).toEqual([
       { status: "healthy", from: at(40), to: null },
       { status: "unreliable", from: at(30), to: at(40) },
     ]);
     // a metric absent from later scans is left alone
-    expect(await store.latestStatus("other")).toMatchObject({ status: "degraded", since: at(10), checked_at: at(10), scan_id: "a" });
-    expect(await store.statusHistory("other", 10)).toEqual([{ status: "degraded", from: at(10), to: null }]);
+    expect(await s.store.latestStatus("other")).toMatchObject({ status: "degraded", since: at(10), checked_at: at(10), scan_id: "a" });
+    expect(await s.store.statusHistory("other", 10)).toEqual([{ status: "degraded", from: at(10), to: null }]);
   });
 
   it("does not let a scan overtaken by a later one roll statuses or results back", async () => {
     const tests = [test("m", "k")];
-    await store.createScan({ scan_id: "slow", trigger: "schedule", started_at: at(1) });
+    await s.store.createScan({ scan_id: "slow", trigger: "schedule", started_at: at(1) });
     await scan("fast", 10, tests, { k: observation(0) }, [status("m", "healthy")]);
-    clock = at(20);
-    const slow = await store.completeScan(finished("slow", tests, { k: observation(9) }, [status("m", "unreliable")]));
+    s.clock = at(20);
+    const slow = await s.store.completeScan(finished("slow", tests, { k: observation(9) }, [status("m", "unreliable")]));
     expect(slow).toMatchObject({ status: "succeeded", finished_at: at(20), results_written: false, previous_scan_id: "fast" });
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
+    expect(await s.store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10) });
     expect((await observations()).get("k")?.rows_affected).toBe(0);
   });
 
@@ -218,81 +197,78 @@ describe.each(targets)("store on $name", (target) => {
 
   it("writes a catalogue version ahead of the scan that completes it, once", async () => {
     const v1 = [test("m", "k1"), test("m", "k2"), test("n", "k2")];
-    await store.writeCatalogVersion({ version: "v1", tests: v1 });
+    await s.store.writeCatalogVersion({ version: "v1", tests: v1 });
     expect(await count("test_definitions")).toBe(3);
     expect(await count("checks")).toBe(2);
-    await store.writeCatalogVersion({ version: "v1", tests: v1 });
+    await s.store.writeCatalogVersion({ version: "v1", tests: v1 });
     await scan("a", 10, v1, { k1: observation(), k2: observation(1) }, [status("m", "healthy"), status("n", "healthy")]);
     expect(await count("test_definitions")).toBe(3);
     expect(await count("checks")).toBe(2);
-    expect((await store.readState({ historyLimit: 1 })).observations.get("k2")).toEqual(observation(1));
+    expect((await s.store.readState({ historyLimit: 1 })).observations.get("k2")).toEqual(observation(1));
   });
 
   it("keeps everything across a restart and applies no migration twice", async () => {
     await scan("a", 10, [test("m", "k")], { k: observation(2) }, [status("m", "healthy")]);
-    const before = await store.readState({ historyLimit: 10 });
-    await store.close();
-    store = await open();
-    expect(await store.readState({ historyLimit: 10 })).toEqual(before);
-    await store.close();
-    const rows = await db.query<{ n: number; names: number }>(
+    const before = await s.store.readState({ historyLimit: 10 });
+    await s.reopen();
+    expect(await s.store.readState({ historyLimit: 10 })).toEqual(before);
+    const rows = await s.inspect<{ n: number; names: number }>(
       `SELECT count(*)::int AS n, count(DISTINCT migration_name)::int AS names FROM "_prisma_migrations"`,
     );
     expect(rows[0]?.n).toBeGreaterThan(0);
     expect(rows[0]?.n).toBe(rows[0]?.names);
-    store = await open();
   });
 
   it("marks scans left running by a dead process as aborted, but not one whose heartbeat is fresh", async () => {
-    await store.createScan({ scan_id: "r1", trigger: "startup", started_at: at(0) });
-    await store.createScan({ scan_id: "r2", trigger: "schedule", started_at: at(1) });
-    await store.createScan({ scan_id: "live", trigger: "manual", started_at: at(2) });
-    await store.heartbeatScan("live", at(30));
-    expect(await store.abortOrphanedScans(at(20))).toBe(2);
-    expect(await store.getScan("live")).toMatchObject({ status: "running" });
-    await store.heartbeatScan("live", at(40));
-    expect(await store.abortOrphanedScans(at(35))).toBe(0);
-    expect(await store.abortOrphanedScans(at(41))).toBe(1);
-    expect(await store.getScan("r1")).toMatchObject({ status: "aborted", error: ABORTED_ERROR });
-    expect((await store.getScan("r1"))?.finished_at).toBeInstanceOf(Date);
-    expect(await store.getRunningScan()).toBeNull();
-    expect(await store.abortOrphanedScans(at(99))).toBe(0);
+    await s.store.createScan({ scan_id: "r1", trigger: "startup", started_at: at(0) });
+    await s.store.createScan({ scan_id: "r2", trigger: "schedule", started_at: at(1) });
+    await s.store.createScan({ scan_id: "live", trigger: "manual", started_at: at(2) });
+    await s.store.heartbeatScan("live", at(30));
+    expect(await s.store.abortOrphanedScans(at(20))).toBe(2);
+    expect(await s.store.getScan("live")).toMatchObject({ status: "running" });
+    await s.store.heartbeatScan("live", at(40));
+    expect(await s.store.abortOrphanedScans(at(35))).toBe(0);
+    expect(await s.store.abortOrphanedScans(at(41))).toBe(1);
+    expect(await s.store.getScan("r1")).toMatchObject({ status: "aborted", error: ABORTED_ERROR });
+    expect((await s.store.getScan("r1"))?.finished_at).toBeInstanceOf(Date);
+    expect(await s.store.getRunningScan()).toBeNull();
+    expect(await s.store.abortOrphanedScans(at(99))).toBe(0);
     // a scan aborted by another replica's start-up may still finish: its results are real
-    clock = at(9);
-    const done = await store.completeScan(finished("r2", [test("m", "k")], { k: observation() }, [status("m", "healthy")]));
+    s.clock = at(9);
+    const done = await s.store.completeScan(finished("r2", [test("m", "k")], { k: observation() }, [status("m", "healthy")]));
     expect(done).toMatchObject({ status: "succeeded", error: null });
   });
 
   it("elects exactly one claimer per (name, fire time)", async () => {
     const fire = new Date("2026-01-01T00:15:00.000Z");
-    const claims = await Promise.all(Array.from({ length: 5 }, () => store.claimRun("reliability-scan", fire)));
+    const claims = await Promise.all(Array.from({ length: 5 }, () => s.store.claimRun("reliability-scan", fire)));
     expect(claims.filter(Boolean)).toHaveLength(1);
-    expect(await store.claimRun("reliability-scan", fire)).toBe(false);
-    expect(await store.claimRun("reliability-scan", new Date("2026-01-01T00:30:00.000Z"))).toBe(true);
-    expect(await store.claimRun("other-task", fire)).toBe(true);
+    expect(await s.store.claimRun("reliability-scan", fire)).toBe(false);
+    expect(await s.store.claimRun("reliability-scan", new Date("2026-01-01T00:30:00.000Z"))).toBe(true);
+    expect(await s.store.claimRun("other-task", fire)).toBe(true);
   });
 
   it("prunes old history but keeps the newest scan, current results and current statuses", async () => {
     await scan("old", 10, [test("gone", "g")], { g: observation() }, [status("gone", "healthy")], "v0");
     await scan("mid", 20, [test("m", "k")], { k: observation(1) }, [status("m", "unreliable")]);
     await scan("new", 30, [test("m", "k")], { k: observation(0) }, [status("m", "healthy")]);
-    await store.createScan({ scan_id: "running", trigger: "manual", started_at: at(1) });
-    await store.claimRun("task", at(0));
+    await s.store.createScan({ scan_id: "running", trigger: "manual", started_at: at(1) });
+    await s.store.claimRun("task", at(0));
 
-    await store.prune(new Date(Date.now() + 60_000));
-    expect(await store.getScan("old")).toBeNull();
-    expect(await store.getScan("mid")).toBeNull();
-    expect(await store.getScan("new")).not.toBeNull();
-    expect(await store.getScan("running")).toMatchObject({ status: "running" });
+    await s.store.prune(new Date(Date.now() + 60_000));
+    expect(await s.store.getScan("old")).toBeNull();
+    expect(await s.store.getScan("mid")).toBeNull();
+    expect(await s.store.getScan("new")).not.toBeNull();
+    expect(await s.store.getScan("running")).toMatchObject({ status: "running" });
     // version v0 is no longer run by any kept scan: its definitions and checks go
     expect(await inspect(`SELECT "hash" FROM "catalog_versions"`)).toEqual([{ hash: "v1" }]);
     expect([...(await observations()).keys()]).toEqual(["k"]);
     expect(await count("check_results")).toBe(1);
     // a current status survives the scans that wrote it
-    expect(await store.latestStatus("gone")).toMatchObject({ status: "healthy", since: at(10) });
-    expect(await store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(30) });
-    expect(await store.statusHistory("m", 10)).toEqual([{ status: "healthy", from: at(30), to: null }]);
-    expect(await store.claimRun("task", at(0))).toBe(true);
+    expect(await s.store.latestStatus("gone")).toMatchObject({ status: "healthy", since: at(10) });
+    expect(await s.store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(30) });
+    expect(await s.store.statusHistory("m", 10)).toEqual([{ status: "healthy", from: at(30), to: null }]);
+    expect(await s.store.claimRun("task", at(0))).toBe(true);
   });
 
   it("writes a large scan in a few statements and reads it back in pages", async () => {
@@ -302,7 +278,7 @@ describe.each(targets)("store on $name", (target) => {
     const statuses = Array.from({ length: 3_000 }, (_, i) => status(`metric_${i}`, i % 2 ? "healthy" : "degraded", 10));
     const done = await scan("big", 10, tests, observations, statuses);
     expect(done.status).toBe("succeeded");
-    const state = await store.readState({ historyLimit: 5 });
+    const state = await s.store.readState({ historyLimit: 5 });
     expect(state.observations.size).toBe(12_000);
     expect(state.observations.get("k11999")).toEqual(observation(11_999 % 7));
     expect(state.statuses).toHaveLength(3_000);
@@ -311,10 +287,9 @@ describe.each(targets)("store on $name", (target) => {
   });
 
   it("answers ping, and reports false once closed", async () => {
-    expect(await store.ping()).toBe(true);
-    await store.close();
-    expect(await store.ping()).toBe(false);
-    await store.close(); // idempotent
-    store = await open();
+    expect(await s.store.ping()).toBe(true);
+    await s.store.close();
+    expect(await s.store.ping()).toBe(false);
+    await s.store.close(); // idempotent
   });
 });

@@ -87,11 +87,24 @@ describeCombinations("pages over HTTP", (combination) => {
     expect(res.headers["x-frame-options"]).toBe("DENY");
     expect(res.text).not.toMatch(/<script>|style="| on[a-z]+="/); // nothing inline for the CSP to refuse
     const assets = [...res.text.matchAll(/(?:href|src)="(\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(assets).toHaveLength(3);
+    // the files of src/web/assets, each under a URL carrying a hash of its content
+    expect(assets.map((url) => url.replace(/\.[0-9a-f]{12}\./, ".HASH.")).sort()).toEqual([
+      "/assets/app.HASH.js",
+      "/assets/icon.HASH.svg",
+      "/assets/style.HASH.css",
+    ]);
+    const types: Record<string, RegExp> = {
+      css: /^text\/css; charset=utf-8$/,
+      js: /^text\/javascript; charset=utf-8$/,
+      svg: /^image\/svg\+xml/,
+    };
     for (const asset of assets) {
       const a = await web.get(asset);
       expect(a.status, asset).toBe(200);
+      expect(a.headers["content-type"], asset).toMatch(types[asset.split(".").at(-1)!]!);
       expect(a.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+      expect(a.headers["x-content-type-options"]).toBe("nosniff");
+      expect(a.text.length, asset).toBeGreaterThan(100);
     }
     expect((await web.get("/assets/style.0000.css")).status).toBe(404);
   });
