@@ -64,6 +64,7 @@ const anomalies: AnomaliesView = {
       rule: "metric_value_anomaly",
       measure: "revenue",
       grain: "day",
+      segment: null,
       buckets: [bucket(1, 101), bucket(2, 99), bucket(3, 250, true), bucket(4, 20, false, true), bucket(5, 100)],
     },
   ],
@@ -104,6 +105,7 @@ describe("metric page", () => {
           rule: "metric_value_anomaly",
           measure: "revenue",
           grain: "day",
+          segment: null,
           buckets: [
             bucket(1, 5, false, false, "holiday: New Year's Day"),
             bucket(2, 99),
@@ -140,7 +142,15 @@ describe("metric page", () => {
   it("posts a derived metric's series under its input alias, which the feedback schema accepts", () => {
     const derived: AnomaliesView = {
       metric: "revenue_per_order",
-      series: [{ rule: "volume_anomaly", measure: "gross_revenue.rows", grain: "day", buckets: [bucket(1, 100), bucket(2, 10, true)] }],
+      series: [
+        {
+          rule: "volume_anomaly",
+          measure: "gross_revenue.rows",
+          grain: "day",
+          segment: null,
+          buckets: [bucket(1, 100), bucket(2, 10, true)],
+        },
+      ],
     };
     const html = page(session("write"), { kind: "series", view: derived });
     const form = /<form method="post" action="\/metric\/gross_revenue\/anomalies\/feedback">(.*?)<\/form>/.exec(html)![1]!;
