@@ -6,7 +6,7 @@ import { parseCatalog } from "../../src/catalog/parse-catalog.js";
 import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
 import { compileCatalog } from "../../src/compile/compile.js";
 import { judgeSegments, segmentLabel } from "../../src/evaluate/segment-observation.js";
-import { readSegmentedSeries } from "../../src/evaluate/series-values.js";
+import { readSegmentedSeries, seriesCheckKeys, shiftSeries } from "../../src/evaluate/series-values.js";
 import { seriesOf } from "../../src/evaluate/series-verdicts.js";
 import { decodeVerdicts, encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
 import { inferTests } from "../../src/infer/infer.js";
@@ -163,6 +163,16 @@ describe("segment series and their judgement", () => {
     const fresh = series.segments!.find((s) => s.value === "NEW")!.checks.get(volume.key)!.values;
     expect(Number.isNaN(fresh[days - 6]!)).toBe(true);
     expect([fresh[days - 5], fresh[days - 1]]).toEqual([300, 0]);
+  });
+
+  it("an unchanged table's segments follow the clock: shifted a bucket, the new one empty (0 rows), first rows kept in place", () => {
+    const later = shiftSeries(series, { start: DAY, end: (days + 1) * DAY, step: DAY });
+    const fresh = later.segments!.find((s) => s.value === "NEW")!;
+    expect(fresh.first).toBe(days - 6);
+    expect(fresh.checks.get(volume.key)!.values.at(-1)).toBe(0);
+    expect(fresh.checks.get(volume.key)!.values.at(-2)).toBe(0);
+    expect(fresh.checks.get(volume.key)!.values.at(-3)).toBe(300);
+    expect(seriesCheckKeys(later)).toEqual(new Set([volume.key]));
   });
 
   it("the segment that vanished is flagged by name, worst first; the new one learns and flags nothing", () => {

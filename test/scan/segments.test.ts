@@ -5,7 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { engines } from "../helpers/warehouses.js";
 import { scanProject, seriesQueries } from "../correctness/run-scan.js";
-import { seriesOf } from "../../src/evaluate/series-verdicts.js";
+import { sameVerdicts, seriesOf } from "../../src/evaluate/series-verdicts.js";
+import { createSeriesCache } from "../../src/read-model/series-cache.js";
+import { executeScan } from "../../src/scan/execute-scan.js";
+import { countingWarehouse, type SentQuery } from "../correctness/run-scan.js";
 
 const DAY = 86_400;
 const DAYS = 70;
@@ -94,6 +97,35 @@ describe.each(engines)("segment series on $name", (engine) => {
     expect(Number.isNaN(fresh.value[0]!)).toBe(true);
     const other = seriesOf(verdicts).find((v) => v.segment?.other)!;
     expect(other.value.at(-1)).toBe(30 * 24);
+  });
+
+  it("an incremental scan of the unchanged table judges the segments again from the held reading: the same verdicts, no series query", async () => {
+    const cache = createSeriesCache();
+    cache.storeScan(scan.run.scanId, scan.run.anomalies.readings);
+    const sent: SentQuery[] = [];
+    const again = await executeScan(scan.snapshot, new Map([["default", countingWarehouse(scan.warehouse, sent)]]), {
+      scanId: `${scan.run.scanId}-again`,
+      concurrency: 2,
+      maxQuerySize: 262_144,
+      signal: new AbortController().signal,
+      anomalies: { cache, fingerprints: () => "unchanged", now: Math.floor(Date.now() / 1000) },
+    });
+    expect(again.anomalies.reused).toBe(0); // the first reading carried no fingerprint: read again
+    const cache2 = createSeriesCache();
+    cache2.storeScan("s2", again.anomalies.readings);
+    const third = await executeScan(scan.snapshot, new Map([["default", countingWarehouse(scan.warehouse, sent)]]), {
+      scanId: `${scan.run.scanId}-third`,
+      concurrency: 2,
+      maxQuerySize: 262_144,
+      signal: new AbortController().signal,
+      anomalies: { cache: cache2, fingerprints: () => "unchanged", now: Math.floor(Date.now() / 1000) },
+    });
+    expect(third.anomalies.reused).toBe(1);
+    expect(sent.filter((q) => q.options.queryId.includes("-third-series"))).toEqual([]);
+    for (const test of scan.snapshot.tests.filter((t) => t.name.includes(" by country "))) {
+      expect(third.observations.get(test.key)).toEqual(again.observations.get(test.key));
+      expect(sameVerdicts(third.anomalies.verdicts.get(test.key), again.anomalies.verdicts.get(test.key))).toBe(true);
+    }
   });
 
   it("a dimension expression that throws leaves only its own checks not evaluated", () => {
