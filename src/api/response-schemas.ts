@@ -160,6 +160,10 @@ export const metricIRSchema = z
               .meta({ id: "AnomalyExclusion", description: "a planned exclusion: buckets overlapping [from, to) neither train nor alarm" }),
           )
           .meta({ description: "ANOMALY_EXCLUDE's, then the metric's own" }),
+        segments: z
+          .array(z.string())
+          .meta({ description: "dimensions (of the base table) whose values each get their own volume and value series" }),
+        max_segments: count.meta({ description: "values per segment dimension with their own series; the rest is one `other` series" }),
       })
       .nullable()
       .meta({ id: "AnomalySettings", description: "anomaly rules' settings, defaults resolved; null for derived metrics" }),
@@ -293,6 +297,17 @@ export const anomaliesSchema = z
           rule: z.enum(["volume_anomaly", "metric_value_anomaly"]),
           measure: z.string().meta({ description: "rows for the volume series; the measure's alias (input.alias in a derived metric)" }),
           grain: z.enum(ANOMALY_GRAINS),
+          segment: z
+            .object({
+              dimension: z.string().meta({ description: "the dimension named in anomalies.segments" }),
+              value: z.string().nullable().meta({ description: "the dimension's value as text; null: NULL (or, with other, none)" }),
+              other: z.boolean().meta({ description: "true: the values beyond the top max_segments, folded into one series" }),
+            })
+            .nullable()
+            .meta({
+              id: "AnomalySegment",
+              description: "the segment this series is of (anomalies.segments); null: the metric's total series",
+            }),
           buckets: z.array(anomalyBucketSchema).meta({ description: "every bucket of the training and detection span, oldest first" }),
         })
         .meta({ id: "AnomalySeries" }),

@@ -14,11 +14,15 @@ export const ANOMALY_SEVERITIES = ["medium", "high"] as const;
 export type AnomalySeverity = (typeof ANOMALY_SEVERITIES)[number];
 /** Largest training or detection span, in buckets (a detection span this long is a backtest). */
 export const MAX_ANOMALY_BUCKETS = 10_000;
+/** Segments per dimension: the top `max_segments` values by rows, the rest folded into `other`. */
+export const DEFAULT_MAX_SEGMENTS = 20;
+export const MAX_MAX_SEGMENTS = 200;
 
 const oneOf = (values: readonly string[]) => ({ error: `expected one of ${values.join("|")}` });
 const bucketsError = { error: `expected a whole number of buckets from 1 to ${MAX_ANOMALY_BUCKETS}` };
 const buckets = z.number().int(bucketsError).min(1, bucketsError).max(MAX_ANOMALY_BUCKETS, bucketsError);
 const sensitivityError = { error: "expected a number from 0.5 to 20" };
+const maxSegmentsError = { error: `expected a whole number from 1 to ${MAX_MAX_SEGMENTS}` };
 
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,3})?)?(Z|([+-])(\d{2}):(\d{2}))?)?$/;
 
@@ -107,6 +111,18 @@ export const anomaliesSchema = z.strictObject({
   holidays: holidaysSchema.optional(),
   /** planned exclusions, added to ANOMALY_EXCLUDE's */
   exclude: exclusionsSchema.optional(),
+  /**
+   * dimensions of the metric (of its base table) whose values each get their own volume and value
+   * series: per metric only, never an environment default (whether a name is one of the metric's
+   * dimensions is checked with the metric: cross-checks.ts, metricflow/to-definitions.ts)
+   */
+  segments: z
+    .array(z.string({ error: "expected a dimension name" }).trim().min(1, { error: "expected a dimension name" }))
+    .max(20, { error: "at most 20 segment dimensions" })
+    .refine((names) => new Set(names).size === names.length, { error: "a dimension is listed twice" })
+    .optional(),
+  /** values per segment dimension with a series of their own (by rows); the rest is one `other` segment */
+  max_segments: z.number().int(maxSegmentsError).min(1, maxSegmentsError).max(MAX_MAX_SEGMENTS, maxSegmentsError).optional(),
 });
 
 /** The `anomalies:` block as declared. */

@@ -6,7 +6,7 @@ interface Shape {
   table: string;
   timestamp?: string | undefined;
   freshness?: string | undefined;
-  anomalies?: { enabled?: boolean | undefined } | undefined;
+  anomalies?: { enabled?: boolean | undefined; segments?: string[] | undefined } | undefined;
   measures: {
     alias: string;
     function: string;
@@ -72,4 +72,28 @@ export function crossCheckStructured<T extends Shape>(value: T, ctx: z.core.$Ref
   // Anomaly series are read by time: a block asking for them without a timestamp is a mistake.
   if (value.anomalies !== undefined && value.anomalies.enabled !== false && value.timestamp === undefined)
     issue(ctx, ["anomalies"], "needs a timestamp column (or enabled: false)");
+  (value.anomalies?.segments ?? []).forEach((name, i) => {
+    const problem = segmentProblem(name, value.table, value.dimensions);
+    if (problem !== null) issue(ctx, ["anomalies", "segments", i], problem);
+  });
+}
+
+/**
+ * Why `name` cannot be a segment dimension of a metric on `table`, or null: it must be one of
+ * the metric's dimensions, read from the base table (a column or an expression on it), since a
+ * segment series is read from the base table alone.
+ */
+export function segmentProblem(
+  name: string,
+  table: string,
+  dimensions: readonly { name: string; table?: string | undefined }[],
+): string | null {
+  const dimension = dimensions.find((d) => d.name === name);
+  if (dimension === undefined) {
+    const names = dimensions.map((d) => d.name);
+    return `segment "${name}" is not a dimension of this metric (${names.length === 0 ? "it has none" : `its dimensions: ${names.join(", ")}`})`;
+  }
+  if (dimension.table !== undefined && dimension.table !== table)
+    return `segment "${name}" is a dimension of the joined table ${dimension.table}: segments read the base table only (${table})`;
+  return null;
 }

@@ -1,6 +1,7 @@
 // A metric's anomaly settings as plain values: what its `anomalies:` block declares, the rest
 // from the configured defaults (ANOMALY_* in the environment). Pure; resolved once at compile
 // time, so inference and the API read finished values.
+import { DEFAULT_MAX_SEGMENTS } from "../catalog/anomalies-schema.js";
 import type { AnomalyDeclaration, AnomalyGrain, AnomalySeasonality, AnomalySeverity, Exclusion } from "../catalog/types.js";
 
 export interface AnomalySettingsIR {
@@ -22,6 +23,10 @@ export interface AnomalySettingsIR {
   holidays: string | null;
   /** planned exclusions ([from, to) as ISO timestamps): the environment's, then the metric's */
   exclude: Exclusion[];
+  /** dimensions (of the base table) whose values each get their own series; [] when none */
+  segments: string[];
+  /** values per segment dimension with their own series; the rest is one `other` segment */
+  max_segments: number;
 }
 
 /** The environment's defaults; null means "the grain's own default" (see GRAIN_DEFAULTS). */
@@ -88,5 +93,8 @@ export function resolveAnomalySettings(
     // of the whole warehouse and one metric's own both hold).
     holidays: declared?.holidays === undefined ? defaults.holidays : declared.holidays,
     exclude: [...defaults.exclude, ...(declared?.exclude ?? [])].map((e) => ({ ...e })),
+    // Per metric only: segments name the metric's own dimensions.
+    segments: [...(declared?.segments ?? [])],
+    max_segments: declared?.max_segments ?? DEFAULT_MAX_SEGMENTS,
   };
 }

@@ -2,7 +2,7 @@
 // grain, scored with the feedback on its series, observed. Synchronous per check, so the caller
 // can slice a large catalogue's checks (event-loop/chunked.ts).
 import type { InferredTest } from "../infer/types.js";
-import type { SeriesGroup } from "../plan/series-query.js";
+import { grainSlot, type SeriesGroup } from "../plan/series-query.js";
 import type { Skip } from "../plan/types.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
 import { observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observation.js";
@@ -10,6 +10,7 @@ import { notApplicable, notEvaluated } from "./observe.js";
 import { observeLoads } from "./load-arrivals.js";
 import type { GrainReading, GroupReading, HeldJudgement } from "./series-values.js";
 import { toSeriesVerdicts, type SeriesVerdicts } from "./series-verdicts.js";
+import { judgeSegments } from "./segment-observation.js";
 
 /** Where a check's answer is: its group's reading and grain, or why it was never sent. */
 export type Located = { skipped: Skip } | { reading: GroupReading; grain: GrainReading | null };
@@ -27,7 +28,7 @@ export function locateAnomalyChecks(
     if (!reading) continue;
     for (const test of group.cadenceTests) located.set(test.key, { reading, grain: null });
     for (const plan of group.grains) {
-      const grain = reading.grains.find((g) => g.grain === plan.grain) ?? null;
+      const grain = reading.grains.find((g) => grainSlot(g) === grainSlot(plan)) ?? null;
       for (const test of plan.tests) located.set(test.key, { reading, grain });
     }
   }
@@ -62,6 +63,7 @@ export function judgeAnomalyCheck(test: InferredTest, located: Located | undefin
     const window = test.probe.type === "volume_series" || test.probe.type === "value_series" ? test.probe.settings.grain : "";
     return none(notApplicable(`no rows in the history window (by ${window}), nothing to compare`));
   }
+  if (grain.series.segments !== undefined) return judgeSegments(test, reading.group, grain.series, feedback);
   const verdict = scoreCheck(test, grain.series, feedback);
   if (verdict === null) return none(notEvaluated("the series query returned no values for this check"));
   const { observation, flagged } = observeSeries(test, reading.group, verdict);
@@ -84,7 +86,7 @@ export function judgeGroup(reading: GroupReading, feedback: FeedbackIndex, into:
   for (const test of group.cadenceTests) into.set(test.key, judgeAnomalyCheck(test, { reading, grain: null }, feedback));
   const held = new Map<string, HeldJudgement>();
   for (const plan of group.grains) {
-    const grain = reading.grains.find((g) => g.grain === plan.grain) ?? null;
+    const grain = reading.grains.find((g) => grainSlot(g) === grainSlot(plan)) ?? null;
     for (const test of plan.tests) {
       const signature = feedbackSignature(feedback.get(test.key));
       const before = reading.held?.get(test.key);

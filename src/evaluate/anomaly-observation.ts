@@ -178,7 +178,8 @@ export function feedbackIndex(records: readonly { check_key: string; start: Date
  */
 export function rescore(test: InferredTest, held: SeriesVerdicts, feedback: FeedbackIndex): SeriesVerdicts | null {
   const probe = test.probe;
-  if (probe.type !== "volume_series" && probe.type !== "value_series") return null;
+  // A segmented check's series are scored at the scan only (feedback marks a total's bucket).
+  if ((probe.type !== "volume_series" && probe.type !== "value_series") || held.segments) return null;
   const starts: number[] = [];
   for (let i = 0; i < held.value.length; i++) starts.push(bucketStart(held, i));
   const expected = feedback.get(test.key);

@@ -4,7 +4,8 @@
 // value (a min over only NULLs). Float64Array keeps a replica's cache of them compact.
 import type { AnomalyGrain } from "../catalog/types.js";
 import type { Cadence } from "../plan/cadence-query.js";
-import type { SeriesGroup, SeriesOutput, SeriesSpan } from "../plan/series-query.js";
+import { NULL_SEGMENT, OTHER_SEGMENT, type SeriesGroup, type SeriesOutput, type SeriesSpan } from "../plan/series-query.js";
+import type { SeriesSegment } from "../infer/types.js";
 import type { LoadView } from "./load-arrivals.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
 import type { SeriesVerdicts } from "./series-verdicts.js";
@@ -19,6 +20,20 @@ export interface CheckSeries {
 /** A grain's series of one (table, timestamp) as read at one moment. */
 export interface GrainSeries {
   span: SeriesSpan;
+  /** by check key (empty for a segmented grain: its series are per segment) */
+  checks: Map<string, CheckSeries>;
+  /** a segmented grain's series: one entry per value of its dimension (absent: not segmented) */
+  segments?: SegmentSeries[];
+}
+
+/** The series of one value of a segment dimension. */
+export interface SegmentSeries {
+  /** the value as text; null: NULL */
+  value: string | null;
+  /** true: the values beyond the top max_segments, folded into one series (value null) */
+  other: boolean;
+  /** index of the first bucket of the span with rows of this value (buckets before it are missing) */
+  first: number;
   /** by check key */
   checks: Map<string, CheckSeries>;
 }
@@ -26,6 +41,8 @@ export interface GrainSeries {
 /** What one grain of a group read: its series (null when the window holds no rows at all). */
 export interface GrainReading {
   grain: AnomalyGrain;
+  /** the segment dimension this reading splits by (absent or null: the totals) */
+  segment?: SeriesSegment | null;
   series: GrainSeries | null;
   /** check key -> why ClickHouse refused its query (the check is not evaluated) */
   failed: Map<string, string>;
@@ -115,6 +132,55 @@ export function readSeries(
 }
 
 /**
+ * A segmented grain's series from its queries' rows (`s`: the segment of each row): readSeries
+ * per segment value. A value's buckets before its first row are missing, not 0: a country added
+ * last week has no history of zeros (a new value is learning, never a drop).
+ */
+export function readSegmentedSeries(
+  span: SeriesSpan,
+  answers: readonly { outputs: readonly SeriesOutput[]; rows: readonly Record<string, unknown>[] }[],
+  oldest: number | null = null,
+): GrainSeries {
+  const bySegment = new Map<string, { outputs: readonly SeriesOutput[]; rows: Record<string, unknown>[] }[]>();
+  for (const [a, { rows }] of answers.entries()) {
+    for (const row of rows) {
+      const s = typeof row.s === "string" ? row.s : NULL_SEGMENT;
+      let parts = bySegment.get(s);
+      if (!parts) bySegment.set(s, (parts = answers.map((x) => ({ outputs: x.outputs, rows: [] }))));
+      parts[a]!.rows.push(row);
+    }
+  }
+  const n = bucketCount(span);
+  const segments: SegmentSeries[] = [];
+  for (const [s, parts] of [...bySegment].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const series = readSeries(span, parts, oldest);
+    let first = n;
+    for (const part of parts)
+      for (const row of part.rows) {
+        const i = (num(row.b) - span.start) / span.step;
+        if (Number.isInteger(i) && i >= 0 && i < n && num(row.total) > 0) first = Math.min(first, i);
+      }
+    for (const check of series.checks.values()) check.values.fill(Number.NaN, 0, first);
+    const other = s === OTHER_SEGMENT;
+    segments.push({ value: other || s === NULL_SEGMENT ? null : s, other, first, checks: series.checks });
+  }
+  return { span, checks: new Map(), segments };
+}
+
+function shiftChecks(checks: ReadonlyMap<string, CheckSeries>, n: number, offset: number): Map<string, CheckSeries> {
+  const shifted = new Map<string, CheckSeries>();
+  for (const [key, check] of checks) {
+    const values = new Float64Array(n).fill(check.empty === 0 ? 0 : Number.NaN);
+    for (let i = 0; i < n; i++) {
+      const from = i + offset;
+      if (from >= 0 && from < check.values.length) values[i] = check.values[from]!;
+    }
+    shifted.set(key, { values, empty: check.empty });
+  }
+  return shifted;
+}
+
+/**
  * The same series over a later span of the same step, without reading the table again: for a
  * table whose data has not changed since it was read, buckets that completed since then hold no
  * rows (0 for counts and sums, missing otherwise) and the oldest buckets drop out of the window.
@@ -123,16 +189,29 @@ export function shiftSeries(series: GrainSeries, span: SeriesSpan): GrainSeries 
   if (span.step !== series.span.step) throw new Error(`cannot shift a series of step ${series.span.step} to step ${span.step}`);
   const n = bucketCount(span);
   const offset = Math.round((span.start - series.span.start) / span.step);
-  const checks = new Map<string, CheckSeries>();
-  for (const [key, check] of series.checks) {
-    const values = new Float64Array(n).fill(check.empty === 0 ? 0 : Number.NaN);
-    for (let i = 0; i < n; i++) {
-      const from = i + offset;
-      if (from >= 0 && from < check.values.length) values[i] = check.values[from]!;
-    }
-    checks.set(key, { values, empty: check.empty });
-  }
-  return { span, checks };
+  const checks = shiftChecks(series.checks, n, offset);
+  if (series.segments === undefined) return { span, checks };
+  const segments = series.segments.map((segment) => ({
+    ...segment,
+    first: Math.max(0, segment.first - offset),
+    checks: shiftChecks(segment.checks, n, offset),
+  }));
+  return { span, checks, segments };
+}
+
+/** Every check key a grain's series holds (a segmented one's, over its segments). */
+export function seriesCheckKeys(series: GrainSeries): Set<string> {
+  const keys = new Set(series.checks.keys());
+  for (const segment of series.segments ?? []) for (const key of segment.checks.keys()) keys.add(key);
+  return keys;
+}
+
+/** Values a grain's series holds (what a replica's cache of them costs). */
+export function seriesValueCount(series: GrainSeries): number {
+  let n = 0;
+  for (const check of series.checks.values()) n += check.values.length;
+  for (const segment of series.segments ?? []) for (const check of segment.checks.values()) n += check.values.length;
+  return n;
 }
 
 /** The starts (unix seconds) of the last `count` buckets of the span. */

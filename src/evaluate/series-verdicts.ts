@@ -4,8 +4,23 @@
 // bucket: 10,000 metrics hold some 700,000 buckets. Pure.
 import type { SeriesVerdict } from "../anomaly/types.js";
 
+/** Which segment a series is: one value of a dimension, or (other) the values beyond the top ones. */
+export interface SegmentRef {
+  dimension: string;
+  /** the value as text; null: NULL (or, when `other`, the folded rest) */
+  value: string | null;
+  other: boolean;
+}
+
 export interface SeriesVerdicts {
   check_key: string;
+  /** the segment this series is of; absent or null: the check's total series */
+  segment?: SegmentRef | null;
+  /**
+   * A segmented check: one SeriesVerdicts per segment (worst first), and no buckets of its own.
+   * Absent or null: a check of one series.
+   */
+  segments?: readonly SeriesVerdicts[] | null;
   /** epoch ms of the first bucket, and between buckets (buckets are evenly spaced, oldest first) */
   start: number;
   step: number;
@@ -60,11 +75,41 @@ const sameColumn = (a: Float64Array, b: Float64Array): boolean => {
   return true;
 };
 
+/** A segmented check's verdicts: its segments' series, each with its `segment`. */
+export function segmentedVerdicts(checkKey: string, segments: readonly SeriesVerdicts[]): SeriesVerdicts {
+  return {
+    check_key: checkKey,
+    start: 0,
+    step: 0,
+    value: new Float64Array(0),
+    expected: new Float64Array(0),
+    lower: new Float64Array(0),
+    upper: new Float64Array(0),
+    flags: new Uint8Array(0),
+    excluded: null,
+    segments,
+  };
+}
+
+/** The series a check's verdicts hold: its own, or each segment's. */
+export function seriesOf(v: SeriesVerdicts): readonly SeriesVerdicts[] {
+  return v.segments ?? [v];
+}
+
+const sameSegment = (a: SegmentRef | null | undefined, b: SegmentRef | null | undefined): boolean =>
+  (a ?? null) === (b ?? null) || (!!a && !!b && a.dimension === b.dimension && a.value === b.value && a.other === b.other);
+
 /** True when both hold the same buckets with the same verdicts. */
 export function sameVerdicts(a: SeriesVerdicts | undefined, b: SeriesVerdicts | undefined): boolean {
   if (a === b) return true;
   if (!a || !b) return false;
   if (a.check_key !== b.check_key || a.start !== b.start || a.step !== b.step) return false;
+  if (!sameSegment(a.segment, b.segment)) return false;
+  const sa = a.segments ?? null;
+  const sb = b.segments ?? null;
+  if (sa !== null || sb !== null) {
+    if (sa === null || sb === null || sa.length !== sb.length || sa.some((x, i) => !sameVerdicts(x, sb[i]))) return false;
+  }
   if (a.flags.length !== b.flags.length || a.flags.some((f, i) => f !== b.flags[i])) return false;
   const ea = a.excluded ?? new Map<number, string>();
   const eb = b.excluded ?? new Map<number, string>();

@@ -2,7 +2,8 @@
 // shape its series (part of each check's identity, so equal settings share one series), and
 // the wording of their checks.
 import type { MetricIR } from "../compile/ir.js";
-import type { Severity, SeriesSettings } from "./types.js";
+import type { ColumnRef, Severity, SeriesSegment, SeriesSettings } from "./types.js";
+import { valueOf } from "./value-sql.js";
 
 /** The metric's series settings, or null when it has no anomaly rules (switched off, no timestamp). */
 export function seriesSettings(ir: MetricIR): SeriesSettings | null {
@@ -34,4 +35,41 @@ export function settingsText(s: SeriesSettings): string {
   const holidays = s.holidays === null ? "" : `, ${s.holidays} holidays excluded`;
   const excluded = s.exclude.map((e) => `, excluding ${e.from} to ${e.to}`).join("");
   return `${base}${holidays}${excluded}`;
+}
+
+/** A segment dimension of the metric, with what its series reads. */
+export interface SegmentOf {
+  segment: SeriesSegment;
+  /** the dimension as check text reads it: the column, or the expression */
+  label: string;
+  /** columns of the base table it reads */
+  columns: ColumnRef[];
+}
+
+/**
+ * The metric's `anomalies.segments`, resolved to their dimensions. The catalogue has checked
+ * each names a dimension of the base table; one that is a constant (no column read) has no
+ * values to split by and is left out.
+ */
+export function segmentsOf(ir: MetricIR): SegmentOf[] {
+  const a = ir.anomalies;
+  const table = ir.table;
+  if (a === null || table === null) return [];
+  return a.segments.flatMap((name) => {
+    const dimension = ir.dimensions.find((d) => d.name === name && d.source_table === null);
+    const value = dimension === undefined ? null : valueOf(dimension);
+    if (value === null) return [];
+    return [
+      {
+        segment: { dimension: name, sql: value.sql, max_segments: a.max_segments },
+        label: value.label,
+        columns: value.columns.map((column) => ({ table, column })),
+      },
+    ];
+  });
+}
+
+/** ` by country (top 20)`: what a segmented check adds to its check text (and so to its key). */
+export function segmentText(s: SegmentOf): string {
+  return ` by ${s.label} (top ${s.segment.max_segments})`;
 }

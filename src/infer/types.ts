@@ -34,6 +34,18 @@ export interface SeriesMeasure {
 }
 
 /**
+ * A segmented series: one series per value of a dimension of the base table (the top
+ * `max_segments` values by rows over the span, the rest folded into `other`, NULL its own).
+ */
+export interface SeriesSegment {
+  /** the dimension's name, as the metric declares it */
+  dimension: string;
+  /** its SQL on the base table: a quoted column or `(expr)` */
+  sql: string;
+  max_segments: number;
+}
+
+/**
  * What the warehouse must measure for a test. Every probe is answered by the one
  * aggregate query of its (datasource, table), except `schema`,
  * which is answered from system.columns.
@@ -50,9 +62,9 @@ export type Probe =
   /** newest value of `column` must be at most maxSeconds old */
   | { type: "staleness"; column: string; maxSeconds: number }
   /** rows per time bucket of `timestamp` (unquoted), judged against their own history (src/anomaly) */
-  | { type: "volume_series"; timestamp: string; settings: SeriesSettings }
-  /** a measure's value per time bucket, judged against its own history */
-  | { type: "value_series"; timestamp: string; settings: SeriesSettings; measure: SeriesMeasure }
+  | { type: "volume_series"; timestamp: string; settings: SeriesSettings; segment?: SeriesSegment }
+  /** a measure's value per time bucket, judged against its own history (per segment when `segment` is set) */
+  | { type: "value_series"; timestamp: string; settings: SeriesSettings; measure: SeriesMeasure; segment?: SeriesSegment }
   /** the time since new rows last landed, judged against the gaps between loads (nights and weekends over `window_seconds`) */
   | { type: "load_cadence"; timestamp: string; window_seconds: number; sensitivity: number };
 

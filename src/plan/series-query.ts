@@ -7,8 +7,8 @@
 // prunes) and ends at the last complete bucket, which is never the current one.
 import type { AnomalyGrain } from "../catalog/types.js";
 import { GRAIN_SECONDS } from "../catalog/types.js";
-import type { InferredTest, SeriesMeasure } from "../infer/types.js";
-import { quoteTable } from "../sql/identifiers.js";
+import type { InferredTest, SeriesMeasure, SeriesSegment } from "../infer/types.js";
+import { quoteString, quoteTable } from "../sql/identifiers.js";
 import { isExpression, timeSql } from "../sql/value-expr.js";
 import { skipReason } from "./column-check.js";
 import { coveredUntil, timeKindOf, timeRangeSql, bucketSql, type TimeKind } from "./series-time.js";
@@ -16,9 +16,14 @@ import type { Cadence } from "./cadence-query.js";
 import { isNumberType } from "./column-types.js";
 import type { Skip, WarehouseSchema } from "./types.js";
 
-/** Series tests of one grain in a group, and how many buckets the longest of them looks back. */
+/**
+ * Series tests of one grain in a group (of one segment dimension, or unsegmented), and how many
+ * buckets the longest of them looks back.
+ */
 export interface GrainPlan {
   grain: AnomalyGrain;
+  /** the dimension whose values each get a series (one query per dimension), null: the totals */
+  segment: SeriesSegment | null;
   /** max(training + detection) over its tests */
   buckets: number;
   /** volume_series and value_series tests */
@@ -109,15 +114,30 @@ export function planAnomalies(tests: readonly InferredTest[], schema: WarehouseS
       continue;
     }
     const { grain, training_buckets, detection_buckets } = probe.settings;
-    let plan = group.grains.find((g) => g.grain === grain);
-    if (!plan) group.grains.push((plan = { grain, buckets: 0, tests: [] }));
+    const segment = probe.segment ?? null;
+    const slot = grainSlot({ grain, segment });
+    let plan = group.grains.find((g) => grainSlot(g) === slot);
+    if (!plan) group.grains.push((plan = { grain, segment, buckets: 0, tests: [] }));
     plan.buckets = Math.max(plan.buckets, training_buckets + detection_buckets);
     plan.tests.push(test);
     group.windowSeconds = Math.max(group.windowSeconds, plan.buckets * GRAIN_SECONDS[grain] + WINDOW_MARGIN_SECONDS);
   }
   const ordered = [...groups.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  for (const group of ordered) group.grains.sort((a, b) => GRAIN_SECONDS[a.grain] - GRAIN_SECONDS[b.grain]);
+  // By grain, the totals first, then the segment dimensions in a stable order.
+  const order = (g: GrainPlan) => (g.segment === null ? "" : grainSlot(g));
+  for (const group of ordered)
+    group.grains.sort(
+      (a, b) => GRAIN_SECONDS[a.grain] - GRAIN_SECONDS[b.grain] || (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0),
+    );
   return { groups: ordered, skipped };
+}
+
+/**
+ * A grain plan's identity in its group (and its reading's): the grain, and for a segmented one
+ * the dimension's SQL and how many values get a series (one query each).
+ */
+export function grainSlot(plan: { grain: AnomalyGrain; segment?: SeriesSegment | null }): string {
+  return plan.segment ? `${plan.grain}|${plan.segment.max_segments}|${plan.segment.sql}` : plan.grain;
 }
 
 /** The complete buckets a grain's series covers: [start, end), unix seconds, `buckets` long. */
@@ -204,8 +224,10 @@ export function seriesQueries(group: SeriesGroup, plan: GrainPlan, span: SeriesS
   const filters = [...new Set(plan.tests.map((t) => t.filter))].sort((a, b) => (a === null ? -1 : b === null ? 1 : a < b ? -1 : 1));
   const { where, conditioned } = whereOf(group, span, filters);
   const bucket = `toUInt32(${bucketSql(timeSql(group.timestamp), group.kind, plan.grain)})`;
-  const head = `SELECT ${bucket} AS b, count() AS total`;
-  const tail = ` FROM ${quoteTable(group.table)} WHERE ${where} GROUP BY b ORDER BY b`;
+  const from = quoteTable(group.table);
+  const segment = plan.segment === null ? null : segmentSql(plan.segment, from, where);
+  const head = segment === null ? `SELECT ${bucket} AS b, count() AS total` : `SELECT ${bucket} AS b, ${segment} AS s, count() AS total`;
+  const tail = ` FROM ${from} WHERE ${where} ${segment === null ? "GROUP BY b ORDER BY b" : "GROUP BY b, s ORDER BY b, s"}`;
   interface Draft {
     columns: string[];
     aliases: Map<string, string>;
@@ -245,4 +267,34 @@ export function seriesQueries(group: SeriesGroup, plan: GrainPlan, span: SeriesS
     }
   }
   return queries.map((q) => ({ sql: head + q.columns.map((c) => `, ${c}`).join("") + tail, outputs: q.outputs }));
+}
+
+/**
+ * What a segment value reads as: NULL and the values folded into `other` as sentinels no real
+ * value starts with (a NUL byte), everything else as its text (toString), so one column of one
+ * type carries every dimension.
+ */
+export const NULL_SEGMENT = "\u0000null";
+export const OTHER_SEGMENT = "\u0000other";
+const sqlSentinel = (sentinel: string) => `'\\0${sentinel.slice(1)}'`;
+
+/** A segment value (as segmentValueSql reads it; null: NULL) as an SQL string literal. */
+export function segmentLiteral(value: string | null): string {
+  return value === null ? sqlSentinel(NULL_SEGMENT) : quoteString(value);
+}
+
+/** A dimension's value as text, NULL as its sentinel. */
+export function segmentValueSql(segment: SeriesSegment): string {
+  return `ifNull(toString(${segment.sql}), ${sqlSentinel(NULL_SEGMENT)})`;
+}
+
+/**
+ * The segment of a row: its value when it is among the top `max_segments` by rows over the same
+ * rows the series reads (the span and filters; ties by value, so the choice is stable), else
+ * `other`. An IN subquery, not a join or window: ClickHouse 18.16 runs it as a set.
+ */
+function segmentSql(segment: SeriesSegment, from: string, where: string): string {
+  const v = segmentValueSql(segment);
+  const top = `SELECT ${v} FROM ${from} WHERE ${where} GROUP BY ${v} ORDER BY count() DESC, ${v} LIMIT ${segment.max_segments}`;
+  return `if(${v} IN (${top}), ${v}, ${sqlSentinel(OTHER_SEGMENT)})`;
 }

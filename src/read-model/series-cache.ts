@@ -3,9 +3,9 @@
 // unchanged table again from them instead of re-reading it (rejudgeGroup). Reads never use them:
 // they draw the verdicts the scan kept (verdict-holder.ts). Bounded by the number of values
 // held: past the bound, the least recently used groups go, and the next scan reads them again.
-import { shiftSeries } from "../evaluate/series-values.js";
+import { seriesCheckKeys, seriesValueCount, shiftSeries } from "../evaluate/series-values.js";
 import { usualGapSeconds } from "../plan/cadence-query.js";
-import { seriesSpan, type SeriesGroup } from "../plan/series-query.js";
+import { grainSlot, seriesSpan, type SeriesGroup } from "../plan/series-query.js";
 import type { GroupReading } from "../evaluate/series-values.js";
 
 /** About 8 bytes each: 4 million values is some 32 MB. */
@@ -26,7 +26,7 @@ export interface SeriesCache {
 
 function valuesOf(reading: GroupReading): number {
   let n = 0;
-  for (const grain of reading.grains) for (const check of grain.series?.checks.values() ?? []) n += check.values.length;
+  for (const grain of reading.grains) n += grain.series === null ? 0 : seriesValueCount(grain.series);
   return n;
 }
 
@@ -91,12 +91,13 @@ export function rejudgeGroup(reading: GroupReading, group: SeriesGroup, now: num
   // Judgements of the held reading stay valid while every span is the same (same buckets, same values).
   let sameSpans = true;
   for (const plan of group.grains) {
-    const before = reading.grains.find((g) => g.grain === plan.grain);
-    const planned = reading.group.grains.find((g) => g.grain === plan.grain);
+    const slot = grainSlot(plan);
+    const before = reading.grains.find((g) => grainSlot(g) === slot);
+    const planned = reading.group.grains.find((g) => grainSlot(g) === slot);
     if (!before || !planned || planned.buckets !== plan.buckets) return null;
     // The same checks (a window without rows holds none: still none on unchanged data).
     const keys = new Set(plan.tests.map((t) => t.key));
-    const held = new Set([...(before.series?.checks.keys() ?? []), ...before.failed.keys()]);
+    const held = new Set([...(before.series === null ? [] : seriesCheckKeys(before.series)), ...before.failed.keys()]);
     if (before.series !== null && (keys.size !== held.size || [...keys].some((key) => !held.has(key)))) return null;
     const span = seriesSpan(clock, group.kind, plan.grain, plan.buckets, usualGap);
     const series =
@@ -104,7 +105,7 @@ export function rejudgeGroup(reading: GroupReading, group: SeriesGroup, now: num
         ? before.series
         : shiftSeries(before.series, span);
     sameSpans &&= series === before.series;
-    grains.push({ grain: plan.grain, series, failed: before.failed });
+    grains.push({ grain: plan.grain, segment: plan.segment, series, failed: before.failed });
   }
   return { group, cadence: clock, error: null, grains, ...(sameSpans && reading.held ? { held: reading.held } : {}) };
 }

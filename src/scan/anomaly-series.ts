@@ -9,7 +9,7 @@ import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { forEachSlice } from "../event-loop/chunked.js";
-import { readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";
+import { readSegmentedSeries, readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";
 import type { InferredTest } from "../infer/types.js";
 import { cadenceQuery, parseCadence, usualGapSeconds } from "../plan/cadence-query.js";
 import {
@@ -101,18 +101,19 @@ async function readGroup(group: SeriesGroup, ask: Ask, options: ReadOptions, n: 
   for (const plan of group.grains) {
     const span = seriesSpan(cadence, group.kind, plan.grain, plan.buckets, usualGap);
     if (span === null) {
-      grains.push({ grain: plan.grain, series: null, failed: new Map() });
+      grains.push({ grain: plan.grain, segment: plan.segment, series: null, failed: new Map() });
       continue;
     }
     const budget = options.maxQuerySize - WRAPPER_BYTES;
     const failed = new Map<string, string>();
-    let answers = await askAll(ask, seriesQueries(group, plan, span, budget), `${id}-${plan.grain}`);
+    const name = `${id}-${plan.grain}${plan.segment === null ? "" : `-s${group.grains.indexOf(plan)}`}`;
+    let answers = await askAll(ask, seriesQueries(group, plan, span, budget), name);
     if ("refused" in answers && plan.tests.length > 1) {
       // One check's SQL (an expression that throws on the data) must not cost the others theirs:
       // each check again on its own query; only the refused ones are not evaluated.
       const parts: Answer[] = [];
       for (const [i, test] of plan.tests.entries()) {
-        const own = await askAll(ask, seriesQueries(group, { ...plan, tests: [test] }, span, budget), `${id}-${plan.grain}-t${i + 1}`);
+        const own = await askAll(ask, seriesQueries(group, { ...plan, tests: [test] }, span, budget), `${name}-t${i + 1}`);
         if ("refused" in own) failed.set(test.key, own.refused);
         else parts.push(...own);
       }
@@ -121,7 +122,8 @@ async function readGroup(group: SeriesGroup, ask: Ask, options: ReadOptions, n: 
       failed.set(plan.tests[0]!.key, answers.refused);
       answers = [];
     }
-    grains.push({ grain: plan.grain, series: readSeries(span, answers, cadence.oldest), failed });
+    const series = plan.segment === null ? readSeries(span, answers, cadence.oldest) : readSegmentedSeries(span, answers, cadence.oldest);
+    grains.push({ grain: plan.grain, segment: plan.segment, series, failed });
   }
   return { group, cadence, error: null, grains };
 }

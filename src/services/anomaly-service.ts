@@ -29,11 +29,25 @@ export interface AnomalyServiceOptions {
   logger?: Pick<Logger, "warn">;
 }
 
-function seriesView(test: SeriesTest, verdicts: SeriesVerdicts | null): AnomalySeriesView {
+/**
+ * The check's series as drawn: its one series (segment null), or a segmented check's one per
+ * segment, worst first, each named by this metric's own dimension name. A segmented check
+ * without verdicts yet draws nothing (its segments are not known before a scan reads them).
+ */
+function seriesViews(test: SeriesTest, verdicts: SeriesVerdicts | null): AnomalySeriesView[] {
+  const dimension = test.probe.segment?.dimension;
+  if (dimension === undefined) return [seriesView(test, verdicts, null)];
+  return (verdicts?.segments ?? []).map((v) =>
+    seriesView(test, v, { dimension, value: v.segment?.value ?? null, other: v.segment?.other ?? false }),
+  );
+}
+
+function seriesView(test: SeriesTest, verdicts: SeriesVerdicts | null, segment: AnomalySeriesView["segment"]): AnomalySeriesView {
   const view: AnomalySeriesView = {
     rule: test.rule as AnomalySeriesView["rule"],
     measure: test.measure ?? "",
     grain: test.probe.settings.grain,
+    segment,
     buckets: [],
   };
   if (!verdicts) return view;
@@ -88,7 +102,7 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
       const tests = seriesTestsOf(view.catalog, metric);
       const scanId = view.scan?.scan_id;
       const verdicts = tests.length > 0 && scanId !== undefined ? await verdictsOf(scanId, tests) : new Map<string, null>();
-      const drawn: AnomaliesView = { metric, series: tests.map((test) => seriesView(test, verdicts.get(test.key) ?? null)) };
+      const drawn: AnomaliesView = { metric, series: tests.flatMap((test) => seriesViews(test, verdicts.get(test.key) ?? null)) };
       // Serialised once for REST, as the single-metric status is (serialized.ts).
       const answer = rememberJson(drawn, Buffer.from(JSON.stringify(drawn), "utf8"));
       // Kept only if nothing changed while the store was read.
@@ -102,9 +116,11 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
     async feedback({ metric, rule, measure, start }) {
       const view = readModel.view();
       const tests = seriesTestsOf(view.catalog, metric);
-      const test = tests.find((t) => t.rule === rule && t.measure === measure);
+      // Feedback marks a bucket of the metric's total series (a segment's are scored at the scan only).
+      const totals = tests.filter((t) => t.probe.segment === undefined);
+      const test = totals.find((t) => t.rule === rule && t.measure === measure);
       if (!test) {
-        const known = tests.filter((t) => t.rule === rule).map((t) => t.measure);
+        const known = totals.filter((t) => t.rule === rule).map((t) => t.measure);
         throw badRequest(
           `metric "${metric}" has no ${rule} series for measure "${measure}"${known.length > 0 ? ` (it has: ${known.join(", ")})` : ""}`,
         );

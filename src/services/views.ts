@@ -176,6 +176,11 @@ export interface AnomalySeriesView {
   rule: "volume_anomaly" | "metric_value_anomaly";
   measure: string;
   grain: "hour" | "day";
+  /**
+   * the segment this series is of (anomalies.segments): one value of a dimension (null: NULL),
+   * or with `other` the values beyond the top max_segments; null: the metric's total series
+   */
+  segment: { dimension: string; value: string | null; other: boolean } | null;
   /** every bucket of the training and detection span, oldest first */
   buckets: AnomalyBucketView[];
 }

@@ -2,7 +2,7 @@
 // columns in one JSON text. A scan sends only the series whose verdicts changed since the scan the replica held
 // (a new bucket, late rows, feedback), and every one when the store's newest scan is another
 // (a replica that did not hold them): unchanged rows are never rewritten either way.
-import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
+import { seriesOf, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { checkId } from "./check-id.js";
 import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
@@ -21,6 +21,10 @@ interface Encoded {
   u: string;
   f: string;
   x: Record<string, string> | null;
+  /** the segment this series is of (absent: the total) */
+  g?: { d: string; v: string | null; o: boolean };
+  /** a segmented check: its segments' series (its own columns are then empty) */
+  p?: Encoded[];
 }
 
 const toBase64 = (column: Float64Array | Uint8Array) => Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString("base64");
@@ -33,7 +37,11 @@ function doubles(text: string): Float64Array {
 }
 
 export function encodeVerdicts(v: SeriesVerdicts): string {
-  const encoded: Encoded = {
+  return JSON.stringify(encoded(v));
+}
+
+function encoded(v: SeriesVerdicts): Encoded {
+  const e: Encoded = {
     s: v.start,
     d: v.step,
     v: toBase64(v.value),
@@ -43,11 +51,16 @@ export function encodeVerdicts(v: SeriesVerdicts): string {
     f: toBase64(v.flags),
     x: v.excluded ? Object.fromEntries(v.excluded) : null,
   };
-  return JSON.stringify(encoded);
+  if (v.segment) e.g = { d: v.segment.dimension, v: v.segment.value, o: v.segment.other };
+  if (v.segments) e.p = v.segments.map(encoded);
+  return e;
 }
 
 export function decodeVerdicts(checkKey: string, text: string): SeriesVerdicts {
-  const e = JSON.parse(text) as Encoded;
+  return decoded(checkKey, JSON.parse(text) as Encoded);
+}
+
+function decoded(checkKey: string, e: Encoded): SeriesVerdicts {
   return {
     check_key: checkKey,
     start: e.s,
@@ -58,6 +71,8 @@ export function decodeVerdicts(checkKey: string, text: string): SeriesVerdicts {
     upper: doubles(e.u),
     flags: Uint8Array.from(Buffer.from(e.f, "base64")),
     excluded: e.x ? new Map(Object.entries(e.x).map(([i, r]) => [Number(i), r])) : null,
+    ...(e.g ? { segment: { dimension: e.g.d, value: e.g.v, other: e.g.o } } : {}),
+    ...(e.p ? { segments: e.p.map((p) => decoded(checkKey, p)) } : {}),
   };
 }
 
@@ -76,7 +91,7 @@ export async function upsertVerdicts(sql: Sql, verdicts: Iterable<SeriesVerdicts
   for (let start = 0; start < all.length; start += CHUNK) {
     const rows = all
       .slice(start, start + CHUNK)
-      .map((v) => [checkId(v.check_key), encodeVerdicts(v), v.flags.length, by, at.toISOString()]);
+      .map((v) => [checkId(v.check_key), encodeVerdicts(v), seriesOf(v).reduce((n, s) => n + s.flags.length, 0), by, at.toISOString()]);
     await sql(
       `INSERT INTO "anomaly_verdicts" ("check_id", "verdicts", "buckets", "scan_id", "updated_at") SELECT * FROM ${unnestFrom(COLUMNS)}
        ON CONFLICT ("check_id") DO UPDATE SET "verdicts" = EXCLUDED."verdicts", "buckets" = EXCLUDED."buckets",

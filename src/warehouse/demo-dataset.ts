@@ -14,7 +14,7 @@ const DAY = 86_400;
 export function demoDatasetStatements(database: string = DEMO_DATABASE): string[] {
   const db = quoteIdentifier(database);
   const t = (table: string) => `${db}.${quoteIdentifier(table)}`;
-  const tables = ["customers", "products", "orders", "refunds", "sessions", "inventory", "deliveries", "payouts"];
+  const tables = ["customers", "products", "orders", "refunds", "sessions", "inventory", "deliveries", "payouts", "web_orders"];
   // Day d back from today (d = 0: today so far), its UTC day number and weekday (0 = Monday):
   // the anomaly tables below have 10 weeks of history with a weekly cycle, bucketed by UTC day.
   const dayNumber = (d: string) => `(intDiv(toUInt32(now()), ${DAY}) - ${d})`;
@@ -98,6 +98,21 @@ export function demoDatasetStatements(database: string = DEMO_DATABASE): string[
                   20 + (d * 7) % 5 AS n
              FROM numbers(1680))
      WHERE j < n AND ts <= now()`,
+
+    // Web shop orders over 70 days by country (segments: [country]), spread over each day (slot
+    // j at j * 86 s): US 800, DE 500, GB 300, FR 200, NL 120, BE 80 a weekday, 70 % of that at
+    // weekends, times a day's factor (0.92..1.08) and a country's (0.90..1.10). Defect: Belgium's
+    // orders stopped yesterday (a feed lost): BE is 4 % of the day, so the total stays inside its
+    // band while the BE segment drops from some 80 to 0, which volume_anomaly by country flags.
+    `CREATE TABLE ${t("web_orders")} (id UInt32, country String, amount Float64, created_at DateTime) ENGINE = MergeTree() ORDER BY created_at`,
+    `INSERT INTO ${t("web_orders")} SELECT toUInt32(number + 1), country, toFloat64(2000 + (number * 7919) % 8000) / 100, ts
+     FROM (SELECT number, intDiv(number, 6000) AS d, intDiv(number % 6000, 1000) AS k, number % 1000 AS j,
+                  ['US', 'DE', 'GB', 'FR', 'NL', 'BE'][k + 1] AS country,
+                  toDateTime(${dayNumber("d")} * ${DAY} + j * 86) AS ts,
+                  toUInt32([800, 500, 300, 200, 120, 80][k + 1] * if(${weekday("d")} >= 5, 0.7, 1.0)
+                    * (0.92 + ((d * 29) % 17) / 100) * (0.9 + ((d * 37 + k * 53) % 21) / 100)) AS n
+             FROM numbers(${70 * 6000}))
+     WHERE j < n AND ts <= now() AND NOT (k = 5 AND d = 1)`,
   ];
 }
 

@@ -14,6 +14,8 @@ export interface ChartBox {
 }
 
 export const DEFAULT_BOX: ChartBox = { width: 720, height: 200, left: 56, right: 12, top: 10, bottom: 24 };
+/** A segment's small multiple (anomalies.segments): drawn at this size, side by side. */
+export const SMALL_BOX: ChartBox = { width: 340, height: 130, left: 44, right: 8, top: 8, bottom: 22 };
 
 export interface FlaggedPoint {
   x: number;

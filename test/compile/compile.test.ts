@@ -94,6 +94,8 @@ describe("compileMetric", () => {
         severity: "medium",
         holidays: null,
         exclude: [],
+        segments: [],
+        max_segments: 20,
       },
       source: { format: "ours", file: "metrics/shop.yaml" },
       metricflow: null,
@@ -164,6 +166,8 @@ describe("compileMetric", () => {
       severity: "high",
       holidays: null,
       exclude: [],
+      segments: [],
+      max_segments: 20,
     });
     expect(b).toMatchObject({ enabled: false, grain: "day", training_buckets: 84 });
     // No timestamp: no series to read.

@@ -96,6 +96,8 @@ export function groupOf(sql: string): { table: string; filter: string | null } {
 export interface ProjectScan {
   snapshot: CatalogSnapshot;
   run: ScanRun;
+  /** the engine's warehouse the scan read (for a suite's further scans) */
+  warehouse: Warehouse;
 }
 
 /**
@@ -116,6 +118,7 @@ export function scanProject(
     handle = await engine.open();
     await handle.exec(`DROP DATABASE IF EXISTS ${options.db}`);
     for (const statement of options.statements(options.db)) await handle.exec(statement);
+    scan.warehouse = handle.warehouse;
     scan.run = await runScan(scan.snapshot, handle.warehouse);
   }, 120_000);
   afterAll(async () => {

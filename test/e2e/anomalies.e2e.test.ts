@@ -22,6 +22,7 @@ interface Series {
   rule: string;
   measure: string;
   grain: string;
+  segment: { dimension: string; value: string | null; other: boolean } | null;
   buckets: Bucket[];
 }
 
@@ -81,6 +82,40 @@ describeCombinations("anomaly series and feedback", (combination) => {
     ]);
     expect(all[0]!.buckets.filter((b) => b.anomalous)).toEqual([]);
     expect(all[1]!.buckets.filter((b) => b.anomalous).map((b) => b.start)).toEqual([dayStart(PLANTED_ANOMALIES.value.daysAgo)]);
+  });
+
+  it("the planted segment outage: BE flagged by name in its own series, REST and tRPC alike, the totals not; its table one incident", async () => {
+    const { d } = session();
+    const { metric, dimension, value, daysAgo } = PLANTED_ANOMALIES.segment;
+    const all = await series(metric);
+    const label = (s: Series) => `${s.rule} ${s.measure}${s.segment ? ` ${s.segment.dimension}=${s.segment.value}` : ""}`;
+    // Per check: the total (segment null), then its segments, the flagged one first.
+    const countries = ["DE", "FR", "GB", "NL", "US"];
+    expect(all.map(label)).toEqual([
+      "volume_anomaly rows",
+      `volume_anomaly rows ${dimension}=${value}`,
+      ...countries.map((c) => `volume_anomaly rows ${dimension}=${c}`),
+      "metric_value_anomaly revenue",
+      `metric_value_anomaly revenue ${dimension}=${value}`,
+      ...countries.map((c) => `metric_value_anomaly revenue ${dimension}=${c}`),
+    ]);
+    const flagged = (s: Series) => s.buckets.filter((b) => b.anomalous).map((b) => [b.start, b.value]);
+    expect(all.filter((s) => s.segment === null).map(flagged)).toEqual([[], []]);
+    expect(all.filter((s) => s.segment?.value === value).map(flagged)).toEqual([[[dayStart(daysAgo), 0]], [[dayStart(daysAgo), 0]]]);
+    expect(all.filter((s) => s.segment !== null && s.segment.value !== value).flatMap(flagged)).toEqual([]);
+    expect(all[1]!.segment).toEqual({ dimension, value, other: false });
+    expect(await d.trpc(RO_KEY).reliability.anomalies.query({ metric })).toEqual(await d.get(`/v1/reliability/anomalies/${metric}`));
+    // The failing tests name the segment; their table is one open incident with the metric.
+    const detail = await d.get(`/v1/reliability/status/${metric}`);
+    expect(detail.failing_tests.map((t: { message: string }) => t.message)).toEqual([
+      expect.stringMatching(/^country = 'BE': 1 of 2 days outside the expected range: .* had 0 rows, expected /),
+      expect.stringMatching(/^country = 'BE': 1 of 2 days outside the expected range: .* was 0, expected /),
+    ]);
+    const incidents = (await d.get("/v1/reliability/incidents?state=open")).incidents as { id: string; table: string }[];
+    const incident = incidents.find((i) => i.table.endsWith(".web_orders"));
+    expect(incident).toBeDefined();
+    const full = await d.get(`/v1/reliability/incidents/${incident!.id}`);
+    expect(JSON.stringify(full)).toContain(metric);
   });
 
   it("tRPC answers the same; unknown metrics are 404, a metric without a timestamp has no series", async () => {

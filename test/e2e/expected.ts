@@ -25,10 +25,11 @@ export const EXPECTED_STATUS: Record<string, DemoStatus> = {
   orders_per_session: "healthy",
   identified_visitors: "degraded",
   sessions_by_checkout_step: "unreliable",
+  web_orders: "degraded",
 };
 export const METRICS = Object.keys(EXPECTED_STATUS);
 export const DERIVED = new Set(["revenue_per_order", "orders_per_session"]);
-export const EXPECTED_SUMMARY = { total: 16, healthy: 5, degraded: 4, unreliable: 7, unknown: 0 };
+export const EXPECTED_SUMMARY = { total: 17, healthy: 5, degraded: 5, unreliable: 7, unknown: 0 };
 
 /** The two anomalies planted in recent days (demo-dataset.ts): UTC days relative to the seed. */
 const DAY_MS = 86_400_000;
@@ -39,6 +40,8 @@ export const PLANTED_ANOMALIES = {
   volume: { metric: "deliveries_shipped", rule: "volume_anomaly", measure: "rows", daysAgo: 2, value: 12 },
   /** yesterday's payouts written in cents: the sum x100 */
   value: { metric: "seller_payouts", rule: "metric_value_anomaly", measure: "paid_out", daysAgo: 1 },
+  /** Belgium's web orders stopped yesterday: the BE segment drops to 0, the total stays in its band */
+  segment: { metric: "web_orders", rule: "volume_anomaly", measure: "rows", dimension: "country", value: "BE", daysAgo: 1 },
 } as const;
 
 export interface ExpectedProblem {
@@ -173,6 +176,25 @@ export const EXPECTED_PROBLEMS: ExpectedProblem[] = [
     rows_affected: 0,
     rows_total: 0,
     message: "not evaluated: column missing: shop.sessions.checkout_step",
+  },
+  // The planted segment outage: Belgium's web orders stopped yesterday (the total is not flagged).
+  {
+    metric: "web_orders",
+    rule: "volume_anomaly",
+    status: "failing",
+    severity: "MEDIUM",
+    rows_affected: 1,
+    rows_total: 2,
+    message: /^country = 'BE': 1 of 2 days outside the expected range: \d{4}-\d{2}-\d{2} had 0 rows, expected [\d.,]+ to [\d.,]+$/,
+  },
+  {
+    metric: "web_orders",
+    rule: "metric_value_anomaly",
+    status: "failing",
+    severity: "MEDIUM",
+    rows_affected: 1,
+    rows_total: 2,
+    message: /^country = 'BE': 1 of 2 days outside the expected range: \d{4}-\d{2}-\d{2} was 0, expected [\d.,]+ to [\d.,]+$/,
   },
 ];
 export const problemsOf = (metric: string) => EXPECTED_PROBLEMS.filter((p) => p.metric === metric);

@@ -71,6 +71,12 @@ describeCombinations("REST scans", (combination) => {
         // columns that do exist (the missing one has no row to show).
         if (t.message.startsWith("not evaluated: ") || t.rule === "columns_exist") continue;
         const rows = await warehouse.query(t.sample_sql, { queryId: `e2e-sample-${name}` });
+        // A series that dropped to 0 rows (the demo's segment outage: BE's orders stopped) has no
+        // row of its flagged bucket to show: its sample runs and finds that bucket empty.
+        if (t.rule.endsWith("_anomaly") && /: \d{4}-\d{2}-\d{2} (had 0 rows|was 0), expected /.test(t.message)) {
+          expect(rows, `${name} ${t.rule}: ${t.sample_sql}`).toEqual([]);
+          continue;
+        }
         expect(rows.length, `${name} ${t.rule}: ${t.sample_sql}`).toBeGreaterThan(0);
         expect(rows.length).toBeLessThanOrEqual(10);
         // Anomaly rules count buckets: their sample is the flagged bucket's rows.

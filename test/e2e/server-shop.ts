@@ -27,9 +27,9 @@ async function shopIsFresh(conn: ServerConnection): Promise<boolean> {
     const age = `(SELECT toUInt64(now()) - toUInt64(max(created_at)) FROM ${DEMO_DATABASE}.orders) AS age`;
     // The anomaly tables' rows depend on the day of seeding (the planted days are "2 days ago" and
     // "yesterday"): they must exist, seeded on the current UTC day.
-    const anomalies = `(SELECT count() > 0 FROM ${DEMO_DATABASE}.deliveries) + (SELECT count() > 0 FROM ${DEMO_DATABASE}.payouts) AS anomaly_tables`;
+    const anomalies = ["deliveries", "payouts", "web_orders"].map((t) => `(SELECT count() > 0 FROM ${DEMO_DATABASE}.${t})`);
     const today = `(SELECT intDiv(toUInt32(max(created_at)), 86400) = intDiv(toUInt32(now()), 86400) FROM ${DEMO_DATABASE}.orders) AS today`;
-    const [row] = await warehouse.query(`SELECT ${counts.join(", ")}, ${age}, ${anomalies}, ${today}`, {
+    const [row] = await warehouse.query(`SELECT ${counts.join(", ")}, ${age}, ${anomalies.join(" + ")} AS anomaly_tables, ${today}`, {
       queryId: `e2e-shop-check-${Date.now()}`,
     });
     if (!row) return false;
@@ -37,7 +37,7 @@ async function shopIsFresh(conn: ServerConnection): Promise<boolean> {
     return (
       JSON.stringify(rest) === JSON.stringify(ROW_COUNTS) &&
       Number(seconds) < MAX_AGE_SECONDS &&
-      Number(anomalyTables) === 2 &&
+      Number(anomalyTables) === anomalies.length &&
       Number(seededToday) === 1
     );
   } catch {

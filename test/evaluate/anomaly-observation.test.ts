@@ -35,6 +35,8 @@ const ON: AnomalySettingsIR = {
   severity: "medium",
   holidays: null,
   exclude: [],
+  segments: [],
+  max_segments: 20,
 };
 const ir = structured({
   timestamp: "created_at",
@@ -166,7 +168,7 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
     table: "shop.orders",
     timestamp: "created_at",
     kind: "datetime",
-    grains: [{ grain: "day", buckets: 42, tests: [volume] }],
+    grains: [{ grain: "day", segment: null, buckets: 42, tests: [volume] }],
     cadenceTests: [freshness],
     windowSeconds: 47 * DAY,
   };

@@ -21,6 +21,8 @@ const ON: AnomalySettingsIR = {
   enabled: true,
   holidays: null,
   exclude: [],
+  segments: [],
+  max_segments: 20,
   grain: "day",
   training_buckets: 28,
   detection_buckets: 2,

@@ -14,6 +14,8 @@ const ON: AnomalySettingsIR = {
   severity: "medium",
   holidays: null,
   exclude: [],
+  segments: [],
+  max_segments: 20,
 };
 const F = "status = 'completed'";
 

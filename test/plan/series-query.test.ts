@@ -19,6 +19,8 @@ const ON: AnomalySettingsIR = {
   severity: "medium",
   holidays: null,
   exclude: [],
+  segments: [],
+  max_segments: 20,
 };
 const SCHEMA: WarehouseSchema = {
   default: {

@@ -13,7 +13,7 @@ const group = (id: string, buckets = 4): SeriesGroup => ({
   table: "shop.orders",
   timestamp: "ts",
   kind: "datetime",
-  grains: [{ grain: "day", buckets, tests: [check] }],
+  grains: [{ grain: "day", segment: null, buckets, tests: [check] }],
   cadenceTests: [],
   windowSeconds: 11 * DAY,
 });
@@ -101,7 +101,11 @@ describe("rejudgeGroup (incremental scans)", () => {
     const before = reading(group("a"));
     expect(rejudgeGroup(before, group("a", 6), 11 * DAY)).toBeNull();
     expect(
-      rejudgeGroup(before, { ...group("a"), grains: [{ grain: "day", buckets: 4, tests: [{ key: "other" } as InferredTest] }] }, 11 * DAY),
+      rejudgeGroup(
+        before,
+        { ...group("a"), grains: [{ grain: "day", segment: null, buckets: 4, tests: [{ key: "other" } as InferredTest] }] },
+        11 * DAY,
+      ),
     ).toBeNull();
     expect(rejudgeGroup({ ...before, error: "not evaluated: x", cadence: null }, group("a"), 11 * DAY)).toBeNull();
   });

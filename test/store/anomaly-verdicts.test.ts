@@ -3,7 +3,7 @@
 // writes only the series that changed since the scan the replica held, and every one when the
 // store's newest scan is another; feedback's re-scored series replaces its row.
 import { describe, expect, it } from "vitest";
-import { ANOMALOUS, FEEDBACK, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
+import { ANOMALOUS, FEEDBACK, segmentedVerdicts, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
 import type { VerdictsWrite } from "../../src/store/store.js";
 import { targets } from "./databases.js";
 import { withStore } from "./with-store.js";
@@ -47,7 +47,12 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
       flags: Uint8Array.from([0, 0, FEEDBACK, 0, ANOMALOUS, ANOMALOUS | FEEDBACK]),
       excluded: new Map([[3, "holiday"]]),
     });
-    const sum = verdicts("sum", [1.5]);
+    // A segmented check (anomalies.segments): one series per segment in its one row.
+    const sum = segmentedVerdicts("sum", [
+      verdicts("sum", [1.5, 0], { segment: { dimension: "country", value: "BE", other: false } }),
+      verdicts("sum", [2, 3], { segment: { dimension: "country", value: null, other: false } }),
+      verdicts("sum", [4, NaN], { segment: { dimension: "country", value: null, other: true } }),
+    ]);
     await scan("s1", 1, {
       all: new Map([
         ["vol", vol],
@@ -62,6 +67,7 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
     expect(read.get("vol")).toEqual(vol);
     expect(read.get("sum")).toEqual(sum);
     expect(Object.is(read.get("vol")!.value[1], NaN)).toBe(true);
+    expect((await rows()).map((r) => r.buckets).sort()).toEqual([6, 6]);
   });
 
   it("writes only what changed since the basis; everything when the store's newest scan is another", async () => {

@@ -85,6 +85,7 @@ describe("anomaly chart SVG", () => {
   it("draws the band, the lines and the flagged points, with an accessible name, escaping every text", () => {
     const series: AnomalySeriesView = {
       rule: "volume_anomaly",
+      segment: null,
       measure: "rows",
       grain: "day",
       buckets: [bucket(0, 100, [90, 110]), bucket(1, 180, [90, 110], { anomalous: true }), bucket(2, 101, [90, 110])],

@@ -64,6 +64,7 @@ const anomalies: AnomaliesView = {
       rule: "metric_value_anomaly",
       measure: "revenue",
       grain: "day",
+      segment: null,
       buckets: [bucket(1, 101), bucket(2, 99), bucket(3, 250, true), bucket(4, 20, false, true), bucket(5, 100)],
     },
   ],
@@ -104,6 +105,7 @@ describe("metric page", () => {
           rule: "metric_value_anomaly",
           measure: "revenue",
           grain: "day",
+          segment: null,
           buckets: [
             bucket(1, 5, false, false, "holiday: New Year's Day"),
             bucket(2, 99),
@@ -140,7 +142,15 @@ describe("metric page", () => {
   it("posts a derived metric's series under its input alias, which the feedback schema accepts", () => {
     const derived: AnomaliesView = {
       metric: "revenue_per_order",
-      series: [{ rule: "volume_anomaly", measure: "gross_revenue.rows", grain: "day", buckets: [bucket(1, 100), bucket(2, 10, true)] }],
+      series: [
+        {
+          rule: "volume_anomaly",
+          measure: "gross_revenue.rows",
+          grain: "day",
+          segment: null,
+          buckets: [bucket(1, 100), bucket(2, 10, true)],
+        },
+      ],
     };
     const html = page(session("write"), { kind: "series", view: derived });
     const form = /<form method="post" action="\/metric\/gross_revenue\/anomalies\/feedback">(.*?)<\/form>/.exec(html)![1]!;
@@ -166,5 +176,42 @@ describe("metric page", () => {
     expect(html).toContain("Revenue &lt;b>of&lt;/b> completed orders");
     expect(html).toContain("name = '&lt;script>' LIMIT 10");
     expect(html).not.toContain("<script>'");
+  });
+
+  it("segments: the flagged ones first as small multiples, the rest behind a disclosure, no feedback form for them", () => {
+    const segment = (value: string | null, other = false) => ({ dimension: "country", value, other });
+    const series = (value: string | null, flagged: boolean, other = false) => ({
+      rule: "volume_anomaly" as const,
+      measure: "rows",
+      grain: "day" as const,
+      segment: segment(value, other),
+      buckets: [bucket(1, 100), bucket(2, flagged ? 0 : 101, flagged)],
+    });
+    const view: AnomaliesView = {
+      metric: "gross_revenue",
+      series: [
+        { rule: "volume_anomaly", measure: "rows", grain: "day", segment: null, buckets: [bucket(1, 100), bucket(2, 98)] },
+        series("BE", true),
+        series("DE", false),
+        series(null, false),
+        series(null, false, true),
+      ],
+    };
+    const html = page(session("write"), { kind: "series", view });
+    // The total as before, then the segments of its check under one heading.
+    expect(html).toContain('<h3 id="series-0">volume_anomaly of rows, per day</h3>');
+    expect(html).toContain('<h3 id="segments-0">volume_anomaly of rows, per day, by country</h3>');
+    const [flaggedPart, rest] = html.split("<details>") as [string, string];
+    expect(flaggedPart).toContain("<h4>country = 'BE'</h4>");
+    expect(flaggedPart).toMatch(/<svg class="chart-small" width="340" height="130" viewBox="0 0 340 130"/);
+    expect(flaggedPart).toContain("2026-01-02 00:00 UTC: <strong>0</strong>, expected 90 – 110");
+    expect(rest).toContain("<summary>3 more segments by country, none flagged</summary>");
+    expect([...rest.matchAll(/<h4>([^<]*)<\/h4>/g)].map((m) => m[1])).toEqual([
+      "country = 'DE'",
+      "country IS NULL",
+      "country (other values)",
+    ]);
+    // Feedback marks a total's bucket only: no form for a segment's.
+    expect(html).not.toContain("/anomalies/feedback");
   });
 });

@@ -112,11 +112,11 @@ describeCombinations("pages over HTTP", (combination) => {
   it("shows the counts, filters, sorts and pages the metric table", async () => {
     const cookie = await web.login(RO_KEY);
     const all = (await web.get("/", cookie)).text;
-    expect(all).toMatch(/<span class="n">16<\/span> all metrics/);
+    expect(all).toMatch(/<span class="n">17<\/span> all metrics/);
     expect(all).toMatch(/<span class="n">7<\/span> <span class="badge s-unreliable">/);
     expect(all).toMatch(/Last scan: <span class="badge s-succeeded">succeeded<\/span>/);
     const unreliable = (await web.get("/?status=unreliable", cookie)).text;
-    expect(unreliable).toContain("Metrics 1–7 of 7 matching (16 in all)");
+    expect(unreliable).toContain("Metrics 1–7 of 7 matching (17 in all)");
     expect(unreliable).not.toContain('<th scope="row"><a href="/metric/order_count"');
     const search = (await web.get("/?q=inventory", cookie)).text;
     expect(search).toContain('href="/metric/stock_on_hand"');
@@ -245,6 +245,19 @@ describeCombinations("pages over HTTP", (combination) => {
     const next = await web.get(done.headers.location!.replace(/#.*/, ""), rw);
     expect(next.status).toBe(200);
     expect(next.headers["x-scan-id"]).toBe(scanId);
+  });
+
+  it("draws the demo's planted segment outage: BE flagged first as a small multiple, the other countries behind a disclosure", async () => {
+    const cookie = await web.login(RO_KEY);
+    const html = (await web.get("/metric/web_orders", cookie)).text;
+    const group = html.slice(html.indexOf('<h3 id="segments-0">'));
+    expect(group).toMatch(/^<h3 id="segments-0">volume_anomaly of rows, per day, by country<\/h3>/);
+    const [flagged, rest] = group.split("<details>") as [string, string];
+    expect([...flagged.matchAll(/<h4>([^<]*)<\/h4>/g)].map((m) => m[1])).toEqual(["country = 'BE'"]);
+    expect(flagged).toContain(`${utcDay(1)} 00:00 UTC: <strong>0</strong>, expected `);
+    expect(rest).toMatch(/^<summary>5 more segments by country, none flagged<\/summary>/);
+    // The totals are drawn on their own, unflagged.
+    expect(html).toMatch(/<h3 id="series-0">volume_anomaly of rows, per day<\/h3>.*?No bucket flagged\./);
   });
 
   it("logs out: the cookie is cleared and the pages send the browser to the login again", async () => {

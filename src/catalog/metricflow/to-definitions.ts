@@ -2,6 +2,7 @@
 // conversion metrics over one semantic model) become structured metrics on their measure's
 // model; ratio and derived metrics become derived metrics over their input metrics. What
 // MetricFlow means beyond that (windows, offsets, fill_nulls_with...) is kept in `metricflow`.
+import { segmentProblem } from "../cross-checks.js";
 import { filterProblem } from "../filter-check.js";
 import { METRIC_NAME } from "../metric-schema.js";
 import { isIdentifier } from "../../sql/identifiers.js";
@@ -191,6 +192,10 @@ export function structuredDefinition(project: Project, input: StructuredInput): 
     ...rendered.dimensions.filter((d) => d.table !== undefined && joined.has(d.table) && !own.some((o) => o.name === d.name)),
   ];
   for (const d of dimensions) identifierName("dimension", d.name);
+  for (const name of anomalies?.segments ?? []) {
+    const problem = segmentProblem(name, model.table, dimensions);
+    if (problem !== null) throw new MetricProblem(`config.meta.metric_reliability.anomalies.segments: ${problem}`, false);
+  }
   return {
     kind: "structured",
     name: input.name,

@@ -2,7 +2,7 @@
 // still passes its constraints. Each measure's value per time bucket, against its own history.
 // A row count (Count without a column) is the volume series already: volume_anomaly covers it.
 import type { MetricIR } from "../../compile/ir.js";
-import { anomalySeverity, seriesSettings, settingsText } from "../anomaly-checks.js";
+import { anomalySeverity, segmentsOf, segmentText, seriesSettings, settingsText } from "../anomaly-checks.js";
 import { makeTest } from "../make-test.js";
 import type { InferredTest } from "../types.js";
 import { columnRefs, valueOf } from "../value-sql.js";
@@ -17,30 +17,30 @@ export function metricValueAnomaly(ir: MetricIR): InferredTest[] {
     if (value === null) return [];
     const percentile = measure.function === "Percentile" && measure.percentile !== undefined ? `(${measure.percentile})` : "";
     const aggregate = `${measure.function}${percentile}(${value.label})`;
-    return [
-      {
-        ...makeTest(ir, {
-          rule: "metric_value_anomaly",
-          name: `${measure.alias} (${aggregate}) per ${settings.grain} is within its expected range`,
-          check: `${aggregate} by ${timestamp} ${settingsText(settings)}`,
-          severity: anomalySeverity(ir),
-          confidence: "medium",
-          table,
-          filter: ir.filter,
-          columns: [...columnRefs(table, timestamp), ...value.columns.map((column) => ({ table, column }))],
-          probe: {
-            type: "value_series",
-            timestamp,
-            settings,
-            measure: {
-              function: measure.function,
-              sql: value.sql,
-              ...(measure.percentile === undefined ? {} : { percentile: measure.percentile }),
-            },
+    // The total, then one check per segment dimension (the value per bucket of each of its values).
+    return [null, ...segmentsOf(ir)].map((s) => ({
+      ...makeTest(ir, {
+        rule: "metric_value_anomaly",
+        name: `${measure.alias} (${aggregate}) per ${settings.grain}${s === null ? "" : ` by ${s.segment.dimension}`} is within its expected range`,
+        check: `${aggregate} by ${timestamp}${s === null ? "" : segmentText(s)} ${settingsText(settings)}`,
+        severity: anomalySeverity(ir),
+        confidence: "medium",
+        table,
+        filter: ir.filter,
+        columns: [...columnRefs(table, timestamp), ...value.columns.map((column) => ({ table, column })), ...(s?.columns ?? [])],
+        probe: {
+          type: "value_series" as const,
+          timestamp,
+          settings,
+          measure: {
+            function: measure.function,
+            sql: value.sql,
+            ...(measure.percentile === undefined ? {} : { percentile: measure.percentile }),
           },
-        }),
-        measure: measure.alias,
-      },
-    ];
+          ...(s === null ? {} : { segment: s.segment }),
+        },
+      }),
+      measure: measure.alias,
+    }));
   });
 }

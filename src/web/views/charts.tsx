@@ -2,7 +2,7 @@
 // Each chart has a text equivalent beside it (a list or a table), so nothing rests on the picture.
 import { RELIABILITY_STATUSES } from "../../derive/types.js";
 import type { AnomalySeriesView } from "../../services/views.js";
-import { chartGeometry, DEFAULT_BOX } from "../anomaly-chart.js";
+import { chartGeometry, DEFAULT_BOX, SMALL_BOX } from "../anomaly-chart.js";
 import { utc } from "../format.js";
 import type { Timeline } from "../timeline.js";
 
@@ -52,15 +52,20 @@ export function TimelineChart({ timeline }: { timeline: Timeline }) {
   );
 }
 
-export function AnomalyChart({ series, label }: { series: AnomalySeriesView; label: string }) {
-  const box = DEFAULT_BOX;
+/**
+ * `small`: a segment's small multiple, at SMALL_BOX's own size (the full-width `chart` class
+ * would stretch it), so several sit side by side.
+ */
+export function AnomalyChart({ series, label, small = false }: { series: AnomalySeriesView; label: string; small?: boolean }) {
+  const box = small ? SMALL_BOX : DEFAULT_BOX;
   const g = chartGeometry(series.buckets, box);
   const marked = g.flagged.filter((f) => f.expected).length;
   const flagged = g.flagged.length - marked;
   const excluded = series.buckets.filter((b) => b.excluded !== null).length;
   return (
     <svg
-      class="chart"
+      class={small ? "chart-small" : "chart"}
+      {...(small ? { width: String(box.width), height: String(box.height) } : {})}
       viewBox={`0 0 ${box.width} ${box.height}`}
       role="img"
       aria-label={`${label}: ${series.buckets.length} buckets with the expected band; ${flagged} flagged${marked > 0 ? `, ${marked} marked expected` : ""}${excluded > 0 ? `, ${excluded} excluded` : ""}`}

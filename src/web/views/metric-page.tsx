@@ -228,6 +228,100 @@ function AnomalySeries({
   );
 }
 
+/** `country = 'BE'`, `country IS NULL`, `country (other values)`. */
+function segmentName(segment: NonNullable<AnomalySeriesView["segment"]>): string {
+  if (segment.other) return `${segment.dimension} (other values)`;
+  return segment.value === null ? `${segment.dimension} IS NULL` : `${segment.dimension} = '${segment.value}'`;
+}
+
+const isFlagged = (series: AnomalySeriesView) => series.buckets.some((b) => b.anomalous && b.excluded === null);
+
+/** One segment's small multiple, its flagged buckets in words beside it. */
+function SegmentChart({ series }: { series: AnomalySeriesView }) {
+  const name = segmentName(series.segment!);
+  const flagged = series.buckets.filter((b) => b.anomalous && b.excluded === null);
+  return (
+    <div class="segment">
+      <h4>{name}</h4>
+      <AnomalyChart series={series} label={`${seriesLabel(series)}, ${name}`} small />
+      {flagged.length === 0 ? (
+        <p class="muted">No bucket flagged.</p>
+      ) : (
+        <ul>
+          {flagged.map((b) => (
+            <li>
+              {utc(b.start)}: <strong>{b.value === null ? "none" : count(b.value)}</strong>
+              {b.lower === null || b.upper === null ? "" : `, expected ${count(b.lower)} – ${count(b.upper)}`}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/**
+ * The segments of one check (a rule's series of a measure by one dimension): the flagged ones
+ * first, side by side as small multiples; the rest behind a disclosure.
+ */
+function SegmentGroup({ series, index }: { series: AnomalySeriesView[]; index: number }) {
+  const first = series[0]!;
+  const label = `${seriesLabel(first)}, by ${first.segment!.dimension}`;
+  const flagged = series.filter(isFlagged);
+  const rest = series.filter((s) => !isFlagged(s));
+  return (
+    <div class="series">
+      <h3 id={`segments-${index}`}>{label}</h3>
+      {flagged.length === 0 ? (
+        <p class="muted">No segment flagged ({plural(series.length, "segment")}).</p>
+      ) : (
+        <div class="row" aria-label={`flagged segments of ${label}`}>
+          {flagged.map((s) => (
+            <SegmentChart series={s} />
+          ))}
+        </div>
+      )}
+      {rest.length === 0 ? null : (
+        <details>
+          <summary>
+            {flagged.length === 0 ? `All ${plural(rest.length, "segment")}` : plural(rest.length, "more segment")} by{" "}
+            {first.segment!.dimension}, none flagged
+          </summary>
+          <div class="row">
+            {rest.map((s) => (
+              <SegmentChart series={s} />
+            ))}
+          </div>
+        </details>
+      )}
+    </div>
+  );
+}
+
+/** The totals (one series each), then each segmented check's segments grouped, in the API's order. */
+function AnomalySeriesList({ metric, view, session }: { metric: string; view: AnomaliesView; session: WebSession | null }) {
+  const groups: { key: string; series: AnomalySeriesView[] }[] = [];
+  for (const series of view.series) {
+    if (series.segment === null) continue;
+    const key = `${series.rule}|${series.measure}|${series.segment.dimension}`;
+    const group = groups.find((g) => g.key === key);
+    if (group) group.series.push(series);
+    else groups.push({ key, series: [series] });
+  }
+  return (
+    <>
+      {view.series
+        .filter((s) => s.segment === null)
+        .map((series, index) => (
+          <AnomalySeries metric={metric} series={series} index={index} session={session} />
+        ))}
+      {groups.map((group, index) => (
+        <SegmentGroup series={group.series} index={index} />
+      ))}
+    </>
+  );
+}
+
 export function MetricPage({ context, detail, anomalies }: { context: PageContext; detail: MetricDetailView; anomalies: AnomalySection }) {
   const { ir, row } = detail;
   return (
@@ -302,9 +396,7 @@ export function MetricPage({ context, detail, anomalies }: { context: PageContex
           ) : anomalies.view.series.length === 0 ? (
             <p class="muted">No anomaly series for this metric.</p>
           ) : (
-            anomalies.view.series.map((series, index) => (
-              <AnomalySeries metric={ir.name} series={series} index={index} session={context.session} />
-            ))
+            <AnomalySeriesList metric={ir.name} view={anomalies.view} session={context.session} />
           )}
         </Section>
       )}
