@@ -88,14 +88,16 @@ export function demoDatasetStatements(database: string = DEMO_DATABASE): string[
              FROM numbers(4200))
      WHERE j < n AND ts <= now()`,
 
-    // Payouts to sellers over 70 days, 20..24 a day (hourly slots), 50..149 EUR each. Defect:
+    // Payouts to sellers over 70 days, 20..24 a day (hourly slots up to 23:30, so each day's
+    // bucket is complete at midnight: a day ending earlier would wait for the next day's first
+    // payout, by the table's usual gap, before it is scored), 50..149 EUR each. Defect:
     // yesterday's batch was written in cents, so the day's sum is 100 times too large while the
     // number of rows is normal: metric_value_anomaly flags it, volume_anomaly does not.
     `CREATE TABLE ${t("payouts")} (id UInt32, seller_id UInt32, amount Float64, paid_at DateTime) ENGINE = MergeTree() ORDER BY id`,
     `INSERT INTO ${t("payouts")} SELECT toUInt32(number + 1), toUInt32(number % 40 + 1), toFloat64(50 + (number * 31) % 100) * if(d = 1, 100, 1), ts
      FROM (SELECT number, intDiv(number, 24) AS d, number % 24 AS j,
-                  toDateTime(${dayNumber("d")} * ${DAY} + j * 3600 + 1800) AS ts,
-                  20 + (d * 7) % 5 AS n
+                  20 + (d * 7) % 5 AS n,
+                  toDateTime(${dayNumber("d")} * ${DAY} + (j + 24 - n) * 3600 + 1800) AS ts
              FROM numbers(1680))
      WHERE j < n AND ts <= now()`,
 
