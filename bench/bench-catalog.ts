@@ -28,6 +28,8 @@ export interface MetricSpec {
   joins?: JoinSpec[];
   kind?: "derived";
   inputs?: string[];
+  /** anomaly settings, as the catalogue's `anomalies:` block */
+  anomalies?: { segments?: string[] };
 }
 
 const sum = (column: string): MeasureSpec => ({ alias: `total_${column}`, function: "Sum", column });

@@ -1,5 +1,6 @@
-// npm run bench:scale [-- --metrics N --tables T --rows R --seconds S --connections C --drop-every K --pages-only]
-// A generated catalogue of N metrics over T tables on the ClickHouse server at CLICKHOUSE_URL,
+// npm run bench:scale [-- --metrics N --tables T --rows R --seconds S --connections C --drop-every K --segments SHARE --pages-only]
+// A generated catalogue of N metrics over T tables on the ClickHouse server at CLICKHOUSE_URL
+// (--segments 0.1, the default: a tenth of them with per-segment anomaly series by a 50-value label),
 // the production build of the daemon on PostgreSQL (DATABASE_URL) or the embedded store, three
 // scans through a proxy that resets connections, then autocannon against the daemon and a bare
 // Express server in the same run (API paths, and the pages `/` and `/metric/:name`). Prints every figure with its target, met or not.
@@ -49,6 +50,8 @@ const { values: args } = parseArgs({
     replicas: { type: "string", default: process.env.BENCH_SCALE_REPLICAS ?? "1" },
     "propagation-scans": { type: "string", default: process.env.BENCH_SCALE_PROPAGATION_SCANS ?? "20" },
     "propagation-only": { type: "boolean", default: false },
+    // share of metrics whose anomaly series are also read per segment (issue 20: 10 % at 50 values)
+    segments: { type: "string", default: process.env.BENCH_SCALE_SEGMENTS ?? "0.1" },
   },
 });
 const n = (name: keyof typeof args) => Number(args[name]);
@@ -73,7 +76,8 @@ async function main(): Promise<void> {
     progress(`creating ${db}: ${n("tables")} tables x ${n("rows")} rows`);
     await execServer(conn, wideStatements(db, n("tables"), n("rows")));
     cleanups.push(() => execServer(conn, `DROP DATABASE IF EXISTS ${db}`));
-    await writeCatalog(metricsDir, scaleMetrics(db, n("tables"), n("metrics")));
+    await writeCatalog(metricsDir, scaleMetrics(db, n("tables"), n("metrics"), n("segments")));
+    progress(`catalogue: ${n("metrics")} metrics, ${Math.round(n("segments") * 100)} % of them with segments by label (50 values)`);
     store = process.env.DATABASE_URL ? await postgresStore(process.env.DATABASE_URL, `mr_scale_store_${tag}`) : embeddedStore(dataDir);
     cleanups.push(() => store!.drop());
     const dropEvery = n("drop-every");

@@ -16,7 +16,12 @@ const FILTERS: (string | undefined)[] = [
   ...[0, 5].map((l) => `label = 'l${l}'`),
 ];
 
-export function scaleMetrics(db: string, tables: number, metrics: number): Record<string, MetricSpec[]> {
+/**
+ * `segmented`: the share of metrics whose anomaly series are also read per `label` (50 values
+ * in the wide dataset): every metric with j % 10 === 1 at 0.1, which has the label dimension.
+ */
+export function scaleMetrics(db: string, tables: number, metrics: number, segmented = 0): Record<string, MetricSpec[]> {
+  const every = segmented > 0 ? Math.round(1 / segmented) : 0;
   const files: Record<string, MetricSpec[]> = {};
   const perTable = Math.ceil(metrics / tables);
   for (let n = 0; n < metrics; n += 1) {
@@ -39,6 +44,8 @@ export function scaleMetrics(db: string, tables: number, metrics: number): Recor
         ...(j % 2 === 0 ? [{ name: "kind", column: "kind" }] : [{ name: "label", column: "label" }]),
       ],
       ...(joined ? { joins: [{ table: joined, on: { column: "parent_id", references: "id" } }] } : {}),
+      // j % every === 1 is odd: the metric has the `label` dimension.
+      ...(every > 0 && j % every === 1 ? { anomalies: { segments: ["label"] } } : {}),
     };
     (files[`${tableName(i)}.yaml`] ??= []).push(metric);
   }
