@@ -5,20 +5,27 @@ import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { failingTests } from "../incidents/failing-tests.js";
 import { groupProblems } from "../incidents/group-problems.js";
 import type { ScanWrite } from "../read-model/apply-scan.js";
-import { verdictChanges } from "../read-model/verdict-holder.js";
+import { verdictChanges, type HeldVerdicts } from "../read-model/verdict-holder.js";
 import type { FinishedScan, ScanRecord, VerdictsWrite } from "../store/store.js";
 import type { ScanOutcome } from "./execute-scan.js";
 
-/** The verdicts the replica holds (read-model/verdict-holder.ts): the basis of the scan's verdicts write. */
-export interface HeldVerdicts {
-  scanId: string | null;
-  verdicts: ReadonlyMap<string, SeriesVerdicts>;
-}
-
-/** The scan's verdicts against those the replica holds: the store is sent only what changed. */
+/**
+ * The scan's verdicts against those the replica holds (read-model/verdict-holder.ts): the store
+ * is sent only what changed, and every series another replica re-scored since (`unsure`: what
+ * is held of it may not be the store's).
+ */
 export function verdictsWrite(held: HeldVerdicts | null, all: ReadonlyMap<string, SeriesVerdicts>): VerdictsWrite {
   if (held === null || held.scanId === null) return { all, changed: [...all.keys()], removed: [], basis: null };
-  return { all, ...verdictChanges(held.verdicts, all), basis: held.scanId };
+  const { changed, removed } = verdictChanges(held.verdicts, all);
+  const unsure = held.unsure ?? new Set<string>();
+  if (unsure.size === 0) return { all, changed, removed, basis: held.scanId };
+  const listed = new Set([...changed, ...removed]);
+  return {
+    all,
+    changed: [...changed, ...[...all.keys()].filter((key) => unsure.has(key) && !listed.has(key))],
+    removed: [...removed, ...[...unsure].filter((key) => !all.has(key) && !listed.has(key))],
+    basis: held.scanId,
+  };
 }
 
 /** completeScan's input: the results, the statuses, the anomalies and the incidents' problems of one scan. */

@@ -1,10 +1,10 @@
-import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { Logger } from "../logger.js";
 import type { Metrics } from "../metrics/prometheus.js";
 import type { ScanWrite } from "../read-model/apply-scan.js";
 import type { SeriesCache } from "../read-model/series-cache.js";
+import type { HeldVerdicts } from "../read-model/verdict-holder.js";
 import type { ScanOwner, ScanRecord, ScanTrigger, Store } from "../store/store.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 
@@ -44,5 +44,5 @@ export interface ScanServiceOptions {
    */
   loadClock?: () => number;
   /** the verdicts the read model holds (read-model/verdict-holder.ts): the basis of the scan's verdicts write */
-  heldVerdicts?: () => { scanId: string | null; verdicts: ReadonlyMap<string, SeriesVerdicts> };
+  heldVerdicts?: () => HeldVerdicts;
 }

@@ -51,6 +51,21 @@ describe("the scan's verdicts write", () => {
     ]);
     expect(verdictsWrite({ scanId: "s1", verdicts: held }, all)).toEqual({ all, changed: ["b"], removed: ["gone"], basis: "s1" });
   });
+
+  it("sends the series another replica re-scored since, whatever the scan scored, and deletes them when it scored none", () => {
+    const held = new Map([
+      ["a", verdicts("a", 1)],
+      ["b", verdicts("b", 2)],
+      ["c", verdicts("c", 3)],
+    ]);
+    // a: unchanged against the held copy, but that copy may not be the store's; c: no longer scored; x: held nowhere
+    expect(verdictsWrite({ scanId: "s1", verdicts: held, unsure: new Set(["a", "c", "x"]) }, all)).toEqual({
+      all,
+      changed: ["a"],
+      removed: ["c", "x"],
+      basis: "s1",
+    });
+  });
 });
 
 describe("what the replica remembers after its scan", () => {
