@@ -14,7 +14,7 @@ import { checkCatalogSql } from "./scan/check-sql.js";
 import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
-import { createServices } from "./services/create-services.js";
+import { createServices } from "./create-services.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
 import { createStore } from "./store/prisma-store.js";
 import { createWarehouses } from "./warehouse/create-warehouses.js";
