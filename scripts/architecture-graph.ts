@@ -19,12 +19,15 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** The top-level part of src/ a file belongs to: its folder, or the file's own name at the top. */
+/**
+ * The top-level part of src/ a file belongs to: its folder, or the file's own name at the top
+ * (one name whether it is the importing .ts file or the imported `.js` path).
+ */
 const partOf = (file: string) =>
   path
     .relative(SRC, file)
     .split(path.sep)[0]!
-    .replace(/\.tsx?$/, "");
+    .replace(/\.(tsx?|js)$/, "");
 
 /** Edges "from -> to" between parts of src/, from each file's relative imports, sorted. */
 export function folderEdges(): string[] {

@@ -8,11 +8,13 @@ set -e
 cd "$(dirname "$0")/.."
 node prisma/ensure-client.mjs
 if [ ! -f dist/main.js ] || [ -n "$(find src prisma/schema.prisma package.json tsconfig.json tsconfig.build.json -newer dist/main.js 2>/dev/null | head -n 1)" ]; then
-  echo "npm start: compiling src/ into dist/ (tsc -p tsconfig.build.json, then the pages' assets)" >&2
+  echo "npm start: compiling src/ into dist/ (tsc -p tsconfig.build.json)" >&2
   node_modules/.bin/tsc -p tsconfig.build.json
-  node scripts/copy-assets.mjs
   touch dist/main.js
 fi
+# The files the daemon reads beside its modules (the pages' assets): tsc does not emit them, so
+# they are copied on every start (three small files), whoever built dist/.
+node scripts/copy-assets.mjs
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 # The image's heap caps, unless NODE_OPTIONS already sets them.
 case " ${NODE_OPTIONS:-} " in *" --max-old-space-size="*) ;; *) NODE_OPTIONS="${NODE_OPTIONS:-} --max-old-space-size=256" ;; esac

@@ -15,7 +15,7 @@ import { createFindingsHolder, NO_FINDINGS } from "./infer/catalog-findings.js";
 import { abortOrphanedScans, currentProcess } from "./scan/orphans.js";
 import { SCAN_ORPHANED_AFTER_MS } from "./scan/scan-service.js";
 import { startScheduler, type Scheduler } from "./scheduler/scheduler.js";
-import { createServices } from "./services/create-services.js";
+import { createServices } from "./create-services.js";
 import { loadCatalogSnapshot } from "./services/load-catalog.js";
 import { createStore } from "./store/prisma-store.js";
 import { createWarehouses } from "./warehouse/create-warehouses.js";
@@ -152,11 +152,13 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
   const feed = store.watch({
     onChange(change) {
       // This replica's own scan is applied by the scan service (applyScan) before it counts as done.
-      if (change.own && change.kind === "scan") return;
+      if (change.own && (change.kind === "scan" || change.kind === "verdicts")) return;
       logger.debug({ change }, "store change from a replica");
-      // Another replica's feedback re-scored a series and stored it: the held verdicts are not current.
-      if (change.kind === "feedback" && !change.own) readModel.verdicts.forget();
-      void refresh(change.kind === "feedback");
+      // Another replica's feedback re-scored that check's series and stored it: what this replica
+      // holds of it is not current (of every series, when the notification names no check).
+      if ((change.kind === "feedback" || change.kind === "verdicts") && !change.own) readModel.verdicts.forget(change.check_key);
+      // The re-scored series alone changes no status: only a feedback reloads the view.
+      if (change.kind !== "verdicts") void refresh(change.kind === "feedback");
     },
     onConnection(connected) {
       metrics.setStoreListener(connected);

@@ -4,12 +4,12 @@
 import type { InferredTest } from "../infer/types.js";
 import { grainSlot, type SeriesGroup } from "../plan/series-query.js";
 import type { Skip } from "../plan/types.js";
-import type { CheckObservation, FlaggedBucket } from "./types.js";
+import type { AnomalyJudgement, CheckObservation } from "./types.js";
 import { observeSeries, scoreCheck, type FeedbackIndex } from "./anomaly-observation.js";
 import { notApplicable, notEvaluated } from "./observe.js";
 import { observeLoads } from "./load-arrivals.js";
 import type { GrainReading, GroupReading, HeldJudgement } from "./series-values.js";
-import { toSeriesVerdicts, type SeriesVerdicts } from "./series-verdicts.js";
+import { toSeriesVerdicts } from "./series-verdicts.js";
 import { judgeSegments } from "./segment-observation.js";
 
 /** Where a check's answer is: its group's reading and grain, or why it was never sent. */
@@ -35,14 +35,7 @@ export function locateAnomalyChecks(
   return located;
 }
 
-export interface AnomalyJudgement {
-  observation: CheckObservation;
-  flagged: FlaggedBucket[];
-  /** the check's series was scored: buckets it flagged before and not now stop being active */
-  judged: boolean;
-  /** the series' verdicts bucket by bucket (what the chart draws); absent when it was not scored */
-  verdicts?: SeriesVerdicts | null;
-}
+export type { AnomalyJudgement } from "./types.js";
 
 /** A check the planner did not send: not applicable (passing), or not evaluated. */
 export const skippedObservation = (skip: Skip): CheckObservation =>

@@ -9,7 +9,7 @@ import { GRAIN_SECONDS } from "../catalog/types.js";
 import type { InferredTest, SeriesSegment } from "../infer/types.js";
 import { segmentLiteral, segmentValueSql, type SeriesGroup } from "../plan/series-query.js";
 import { bucketRowsSql, observeSeries, scoreCheck, seriesMeasure, type FeedbackIndex } from "./anomaly-observation.js";
-import type { AnomalyJudgement } from "./anomaly-judge.js";
+import type { AnomalyJudgement } from "./types.js";
 import { formatCount } from "./format.js";
 import { notApplicable } from "./observe.js";
 import type { GrainSeries, SegmentSeries } from "./series-values.js";

@@ -1,4 +1,5 @@
 import type { Confidence, Severity } from "../infer/types.js";
+import type { SeriesVerdicts } from "./series-verdicts.js";
 
 /** The one list of test statuses (a result's `status`). */
 export const TEST_STATUSES = ["passing", "failing", "warning"] as const;
@@ -68,4 +69,14 @@ export interface FlaggedBucket {
   expected: number | null;
   lower: number | null;
   upper: number | null;
+}
+
+/** One anomaly check as judged: its observation, the buckets it flags, and its series' verdicts. */
+export interface AnomalyJudgement {
+  observation: CheckObservation;
+  flagged: FlaggedBucket[];
+  /** the check's series was scored: buckets it flagged before and not now stop being active */
+  judged: boolean;
+  /** the series' verdicts bucket by bucket (what the chart draws); absent when it was not scored */
+  verdicts?: SeriesVerdicts | null;
 }

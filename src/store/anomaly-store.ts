@@ -145,7 +145,12 @@ export async function insertAnomalyFeedback(
      VALUES ($1::bigint, $2, $3, $4, $5, true, $6) ON CONFLICT ("check_id", "bucket_start") DO NOTHING`,
     [id, feedback.start, feedback.metric, feedback.rule, feedback.measure, at],
   );
-  await notifyChange(sql, { kind: "feedback", id: `${feedback.check_key}@${feedback.start.toISOString()}`, ...(origin ? { origin } : {}) });
+  await notifyChange(sql, {
+    kind: "feedback",
+    id: `${feedback.check_key}@${feedback.start.toISOString()}`,
+    check_key: feedback.check_key,
+    ...(origin ? { origin } : {}),
+  });
   const { rows } = await sql<Omit<FeedbackRow, "key">>(
     `SELECT "bucket_start", "metric", "rule", "measure", "created_at" FROM "anomaly_feedback" WHERE "check_id" = $1::bigint AND "bucket_start" = $2`,
     [id, feedback.start],

@@ -15,19 +15,37 @@ export const CHANGE_CHANNEL = "metric_reliability_changes";
 /** First key of the per-process advisory lock (the second is the process's session key). */
 export const SESSION_LOCK_CLASS = 72707371;
 
-export type StoreChangeKind = "scan" | "feedback" | "catalog";
+/** `verdicts`: a series' verdicts scored again outside a scan (after a feedback). */
+export type StoreChangeKind = "scan" | "feedback" | "catalog" | "verdicts";
+const KINDS: readonly string[] = ["scan", "feedback", "catalog", "verdicts"] satisfies StoreChangeKind[];
 
-/** What a committed transaction changed, and its id (scan id, check key@bucket, catalogue hash). */
+/** What a committed transaction changed, and its id (scan id, check key@bucket, catalogue hash, check key). */
 export interface StoreChange {
   kind: StoreChangeKind;
   id: string;
   /** the store (process) that wrote it: a replica has already applied its own scans */
   origin?: string;
+  /**
+   * feedback and verdicts: the check whose series changed, so a replica reads only its verdicts
+   * again. Absent (a key too long for a notification, or an older writer): every series.
+   */
+  check_key?: string;
+}
+
+/** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more, and the writing transaction with it. */
+export const MAX_PAYLOAD_BYTES = 7_900;
+
+/** The payload of `change`: without its check key, and with its id cut, when it would be too long. */
+export function changePayload(change: StoreChange): string {
+  const payload = JSON.stringify(change);
+  if (Buffer.byteLength(payload) <= MAX_PAYLOAD_BYTES) return payload;
+  const { check_key: _dropped, ...rest } = change;
+  return JSON.stringify({ ...rest, id: rest.id.slice(0, 500) });
 }
 
 /** Sends the change to every listener when (and only if) the transaction `sql` belongs to commits. */
 export async function notifyChange(sql: Sql, change: StoreChange): Promise<void> {
-  await sql(`SELECT pg_notify($1, $2)`, [CHANGE_CHANNEL, JSON.stringify(change)]);
+  await sql(`SELECT pg_notify($1, $2)`, [CHANGE_CHANNEL, changePayload(change)]);
 }
 
 /** A payload from another replica (or an older version): null when it is not one we know. */
@@ -35,8 +53,13 @@ export function parseChange(payload: string | undefined): StoreChange | null {
   if (!payload) return null;
   try {
     const value = JSON.parse(payload) as Partial<StoreChange>;
-    if ((value.kind === "scan" || value.kind === "feedback" || value.kind === "catalog") && typeof value.id === "string") {
-      return { kind: value.kind, id: value.id, ...(typeof value.origin === "string" ? { origin: value.origin } : {}) };
+    if (typeof value.kind === "string" && KINDS.includes(value.kind) && typeof value.id === "string") {
+      return {
+        kind: value.kind,
+        id: value.id,
+        ...(typeof value.origin === "string" ? { origin: value.origin } : {}),
+        ...(typeof value.check_key === "string" ? { check_key: value.check_key } : {}),
+      };
     }
   } catch {
     // not ours

@@ -5,7 +5,7 @@ import type { PrismaClient } from "../generated/prisma/client.js";
 import type { Logger } from "../logger.js";
 import { insertAnomalyFeedback, readAnomalyBuckets, readAnomalyFeedback } from "./anomaly-store.js";
 import { readPasses } from "./check-passes.js";
-import { openChangeFeed, SESSION_LOCK_CLASS, type ChangeFeed, type ChangeHandlers } from "./change-feed.js";
+import { notifyChange, openChangeFeed, SESSION_LOCK_CLASS, type ChangeFeed, type ChangeHandlers } from "./change-feed.js";
 import { readLoads } from "./arrival-store.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { completeScanIn } from "./complete-scan.js";
@@ -284,9 +284,13 @@ class PrismaStore implements Store {
 
   putAnomalyVerdicts(verdicts: readonly SeriesVerdicts[]) {
     return guard("putAnomalyVerdicts", () =>
-      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
-        upsertVerdicts(sql, verdicts, "feedback", this.now()),
-      ),
+      this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, async (sql) => {
+        await upsertVerdicts(sql, verdicts, "feedback", this.now());
+        // Written after the feedback's own transaction: a replica that read the series in between
+        // reads it again now.
+        for (const v of verdicts)
+          await notifyChange(sql, { kind: "verdicts", id: v.check_key.slice(0, 200), check_key: v.check_key, origin: this.origin });
+      }),
     );
   }
 

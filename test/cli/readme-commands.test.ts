@@ -123,6 +123,12 @@ describe("the README's start command", () => {
       const call = README_API_CALL.join("\n").replace("localhost:8080", `127.0.0.1:${port}`);
       const { stdout } = await run("sh", ["-c", call], { cwd: home, timeout: 30_000 });
       expect(JSON.parse(stdout)).toMatchObject({ summary: { total: expect.any(Number) }, metrics: expect.any(Array) });
+      // The compiled daemon serves the pages' stylesheet, which tsc does not emit (scripts/copy-assets.mjs).
+      const login = await (await fetch(`http://127.0.0.1:${port}/login`)).text();
+      const stylesheet = /href="(\/assets\/style\.[0-9a-f]{12}\.css)"/.exec(login)?.[1];
+      expect(stylesheet).toBeDefined();
+      const css = await fetch(`http://127.0.0.1:${port}${stylesheet}`);
+      expect([css.status, css.headers.get("content-type")]).toEqual([200, "text/css; charset=utf-8"]);
       const environ = (await readFile(`/proc/${daemons[0]!.pid}/environ`, "utf8")).split("\0");
       expect(environ).toContain("MALLOC_ARENA_MAX=2");
       const nodeOptions = environ.find((v) => v.startsWith("NODE_OPTIONS="));

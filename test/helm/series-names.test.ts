@@ -21,6 +21,8 @@ const seriesIn = (text: string) =>
 async function exported(): Promise<Set<string>> {
   const metrics = createMetrics();
   metrics.setStatuses([{ metric_name: "m", status: "healthy" }]);
+  // PostgreSQL replicas only (the embedded store has no change listener): registered on first use.
+  metrics.setStoreListener(true);
   const text = await metrics.text();
   return new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
 }

@@ -5,7 +5,7 @@ import pino from "pino";
 import { createMetrics } from "../../src/metrics/prometheus.js";
 import { createReadModel, type ReadModel } from "../../src/read-model/read-model.js";
 import { createScanService, type ScanServiceOptions } from "../../src/scan/scan-service.js";
-import { createServices, type DaemonServices, type ServicesOptions } from "../../src/services/create-services.js";
+import { createServices, type DaemonServices, type ServicesOptions } from "../../src/create-services.js";
 import type { ScanService } from "../../src/scan/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import type { Store } from "../../src/store/store.js";
@@ -42,7 +42,7 @@ export function testReadModel(store: Store, getSnapshot: () => CatalogSnapshot, 
   return createReadModel({ store, getSnapshot, historyLimit });
 }
 
-/** The daemon's services (src/services/create-services.ts) over one warehouse, with the tests' settings. */
+/** The daemon's services (src/create-services.ts) over one warehouse, with the tests' settings. */
 export function testServices(
   store: Store,
   warehouse: Warehouse,

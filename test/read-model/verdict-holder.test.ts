@@ -55,6 +55,54 @@ describe("verdict holder", () => {
     expect(holder.revision()).toBe(r0 + 1);
   });
 
+  it("forgets one series another replica re-scored: only it is read again, and the next scan writes it", () => {
+    const holder = createVerdictHolder();
+    const a = v("a", [1]);
+    const b = v("b", [2]);
+    holder.storeScan(
+      "s1",
+      new Map([
+        ["a", a],
+        ["b", b],
+      ]),
+    );
+    holder.load("s0", ["c"], new Map([["c", v("c", [3])]]));
+    const r0 = holder.revision();
+    holder.forget("a");
+    expect(holder.revision()).toBe(r0 + 1);
+    expect(holder.get("s1", "a")).toBeUndefined();
+    expect(holder.get("s1", "b")).toBe(b);
+    expect(holder.get("s0", "c")).toEqual(v("c", [3]));
+    expect(holder.held()).toEqual({
+      scanId: "s1",
+      verdicts: new Map([
+        ["a", a],
+        ["b", b],
+      ]),
+      unsure: new Set(["a"]),
+    });
+    // The store's answer for it is held as the scan's again, current.
+    const rescored = v("a", [1], [ANOMALOUS]);
+    holder.load("s1", ["a"], new Map([["a", rescored]]));
+    expect(holder.get("s1", "a")).toBe(rescored);
+    expect(holder.held()).toEqual({
+      scanId: "s1",
+      verdicts: new Map([
+        ["a", rescored],
+        ["b", b],
+      ]),
+    });
+    // A series the store no longer has is none; feedback put by this replica is current at once.
+    holder.forget("b");
+    holder.load("s1", ["b"], new Map());
+    expect(holder.get("s1", "b")).toBeNull();
+    expect(holder.held().verdicts.has("b")).toBe(false);
+    holder.forget("a");
+    holder.put("s1", v("a", [9]));
+    expect(holder.get("s1", "a")).toEqual(v("a", [9]));
+    expect(holder.held().unsure).toBeUndefined();
+  });
+
   it("tells which series a scan changed, and which it no longer has", () => {
     const held = new Map([
       ["a", v("a", [1, 2])],

@@ -13,7 +13,7 @@ import type { Metrics } from "../../src/metrics/prometheus.js";
 import type { ReadModel } from "../../src/read-model/read-model.js";
 import type { ScanService } from "../../src/scan/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { createServices } from "../../src/services/create-services.js";
+import { createServices } from "../../src/create-services.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { execServer } from "../../src/warehouse/clickhouse-server.js";

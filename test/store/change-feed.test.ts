@@ -5,7 +5,7 @@
 // stand for two replicas. PGlite: nothing to listen to.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseChange, type StoreChange } from "../../src/store/change-feed.js";
+import { changePayload, MAX_PAYLOAD_BYTES, parseChange, type StoreChange } from "../../src/store/change-feed.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { ChangeFeed, Store } from "../../src/store/store.js";
 import { eventually } from "../helpers/daemon-process.js";
@@ -61,7 +61,11 @@ describe.skipIf(!postgres && !process.env.CI)("store change feed on PostgreSQL",
     const start = new Date(Date.UTC(2026, 0, 5));
     await writer.addAnomalyFeedback({ check_key: tests[0]!.key, start, metric: "orders_total", rule: "volume_anomaly", measure: "rows" });
     await eventually("the feedback's notification", async () => heard.some((c) => c.kind === "feedback"), 5_000);
-    expect(heard.find((c) => c.kind === "feedback")!.id).toBe(`${tests[0]!.key}@${start.toISOString()}`);
+    expect(heard.find((c) => c.kind === "feedback")).toMatchObject({
+      id: `${tests[0]!.key}@${start.toISOString()}`,
+      check_key: tests[0]!.key,
+      own: false,
+    });
 
     const client = new pg.Client({ connectionString: db.options.databaseUrl! });
     await client.connect();
@@ -75,6 +79,24 @@ describe.skipIf(!postgres && !process.env.CI)("store change feed on PostgreSQL",
     }
     await eventually("the committed notification", async () => heard.some((c) => c.id === "after"), 5_000);
     expect(heard.some((c) => c.id === "rolled-back")).toBe(false);
+  });
+
+  it("hears a series scored again after a feedback, naming its check", async () => {
+    const key = tests[0]!.key;
+    const verdicts = {
+      check_key: key,
+      start: 0,
+      step: 86_400_000,
+      value: Float64Array.from([1]),
+      expected: Float64Array.from([1]),
+      lower: Float64Array.from([0]),
+      upper: Float64Array.from([2]),
+      flags: Uint8Array.from([0]),
+      excluded: null,
+    };
+    await writer.putAnomalyVerdicts([verdicts]);
+    await eventually("the verdicts' notification", async () => heard.some((c) => c.kind === "verdicts"), 5_000);
+    expect(heard.find((c) => c.kind === "verdicts")).toMatchObject({ check_key: key, own: false });
   });
 
   it("reconnects when its connection is cut, and says so", async () => {
@@ -139,9 +161,28 @@ describe("store change feed elsewhere", () => {
   it("parses only the payloads it knows", () => {
     expect(parseChange('{"kind":"scan","id":"a","origin":"o"}')).toEqual({ kind: "scan", id: "a", origin: "o" });
     expect(parseChange('{"kind":"feedback","id":"k@t"}')).toEqual({ kind: "feedback", id: "k@t" });
+    expect(parseChange('{"kind":"feedback","id":"k@t","check_key":"k"}')).toEqual({ kind: "feedback", id: "k@t", check_key: "k" });
+    expect(parseChange('{"kind":"verdicts","id":"k","check_key":"k","origin":"o"}')).toEqual({
+      kind: "verdicts",
+      id: "k",
+      check_key: "k",
+      origin: "o",
+    });
+    expect(parseChange('{"kind":"feedback","id":"k@t","check_key":7}')).toEqual({ kind: "feedback", id: "k@t" });
     expect(parseChange('{"kind":"other","id":"a"}')).toBeNull();
     expect(parseChange('{"kind":"scan"}')).toBeNull();
     expect(parseChange("not json")).toBeNull();
     expect(parseChange(undefined)).toBeNull();
+  });
+});
+
+describe("change payloads", () => {
+  it("fit PostgreSQL's limit: a check key too long to send is left out (the replicas then forget every series)", () => {
+    const change: StoreChange = { kind: "feedback", id: "k@t", check_key: "k", origin: "o" };
+    expect(parseChange(changePayload(change))).toEqual(change);
+    const long = "x".repeat(MAX_PAYLOAD_BYTES);
+    const payload = changePayload({ kind: "feedback", id: `${long}@t`, check_key: long, origin: "o" });
+    expect(Buffer.byteLength(payload)).toBeLessThanOrEqual(MAX_PAYLOAD_BYTES);
+    expect(parseChange(payload)).toEqual({ kind: "feedback", id: "x".repeat(500), origin: "o" });
   });
 });

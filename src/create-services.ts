@@ -2,24 +2,26 @@
 // services the transports call (cached once around them) and the gauges that follow the view.
 // main.ts builds its daemon from this, and so do the tests that need the daemon's services
 // without its HTTP server or timers, so a test cannot drift from how the daemon is put together.
-import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
-import { createFindingsHolder, type FindingsHolder } from "../infer/catalog-findings.js";
-import type { Logger } from "../logger.js";
-import { createMetrics, type Metrics } from "../metrics/prometheus.js";
-import { createFreshness, type Freshness } from "../read-model/freshness.js";
-import { createReadModel, type ReadModel } from "../read-model/read-model.js";
-import { createSeriesCache } from "../read-model/series-cache.js";
-import { createScanService, type ScanServiceOptions } from "../scan/scan-service.js";
-import type { ScanService } from "../scan/types.js";
-import type { Store } from "../store/store.js";
-import type { Warehouse } from "../warehouse/warehouse.js";
-import { createAnomalyService } from "./anomaly-service.js";
-import { createBrowseService, type BrowseService } from "./browse-service.js";
-import { cachedServices } from "./cached-services.js";
-import { createCompilerService } from "./compiler-service.js";
-import { createReliabilityService } from "./reliability-service.js";
-import type { Services } from "./types.js";
-import { createValidationService } from "./validation-service.js";
+// Part of the composition root beside main.ts (not in services/, which imports no scan runner
+// and no warehouse).
+import type { CatalogSnapshot } from "./infer/catalog-snapshot.js";
+import { createFindingsHolder, type FindingsHolder } from "./infer/catalog-findings.js";
+import type { Logger } from "./logger.js";
+import { createMetrics, type Metrics } from "./metrics/prometheus.js";
+import { createFreshness, type Freshness } from "./read-model/freshness.js";
+import { createReadModel, type ReadModel } from "./read-model/read-model.js";
+import { createSeriesCache } from "./read-model/series-cache.js";
+import { createScanService, type ScanServiceOptions } from "./scan/scan-service.js";
+import type { ScanService } from "./scan/types.js";
+import type { Store } from "./store/store.js";
+import type { Warehouse } from "./warehouse/warehouse.js";
+import { createAnomalyService } from "./services/anomaly-service.js";
+import { createBrowseService, type BrowseService } from "./services/browse-service.js";
+import { cachedServices } from "./services/cached-services.js";
+import { createCompilerService } from "./services/compiler-service.js";
+import { createReliabilityService } from "./services/reliability-service.js";
+import type { Services } from "./services/types.js";
+import { createValidationService } from "./services/validation-service.js";
 
 export interface ServicesOptions {
   getSnapshot: () => CatalogSnapshot;
