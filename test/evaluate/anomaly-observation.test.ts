@@ -4,7 +4,6 @@
 import { ANOMALOUS, FEEDBACK, toSeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
 import { describe, expect, it } from "vitest";
 import type { BucketVerdict, SeriesVerdict } from "../../src/anomaly/types.js";
-import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
 import {
   bucketLabel,
   bucketRowsSql,
@@ -21,23 +20,10 @@ import { readSeries, type GroupReading } from "../../src/evaluate/series-values.
 import { inferTests } from "../../src/infer/infer.js";
 import type { InferredTest } from "../../src/infer/types.js";
 import type { SeriesGroup } from "../../src/plan/series-query.js";
-import { structured } from "../infer/fixtures.js";
+import { structured, anomalySettings } from "../infer/fixtures.js";
 
 const DAY = 86_400;
-const ON: AnomalySettingsIR = {
-  enabled: true,
-  grain: "day",
-  training_buckets: 40,
-  detection_buckets: 2,
-  sensitivity: 4,
-  freshness_sensitivity: 4,
-  seasonality: "none",
-  severity: "medium",
-  holidays: null,
-  exclude: [],
-  segments: [],
-  max_segments: 20,
-};
+const ON = anomalySettings();
 const ir = structured({
   timestamp: "created_at",
   filter: "status = 'completed'",

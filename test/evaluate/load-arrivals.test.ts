@@ -1,7 +1,6 @@
 // The pure part of freshness_anomaly: what counts as a load, when it landed, and the verdict on
 // the time since the last one. The same on real ClickHouse: test/scan/load-arrivals.test.ts.
 import { describe, expect, it } from "vitest";
-import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
 import {
   applyLoadChange,
   isLoad,
@@ -13,24 +12,11 @@ import {
   type TableSignal,
 } from "../../src/evaluate/load-arrivals.js";
 import { inferTests } from "../../src/infer/infer.js";
-import { structured } from "../infer/fixtures.js";
+import { structured, anomalySettings } from "../infer/fixtures.js";
 
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-const ON: AnomalySettingsIR = {
-  enabled: true,
-  holidays: null,
-  exclude: [],
-  segments: [],
-  max_segments: 20,
-  grain: "day",
-  training_buckets: 28,
-  detection_buckets: 2,
-  sensitivity: 4,
-  freshness_sensitivity: 4,
-  seasonality: "none",
-  severity: "medium",
-};
+const ON = anomalySettings({ training_buckets: 28 });
 const ir = structured({ timestamp: "created_at", anomalies: ON, measures: [{ alias: "revenue", function: "Sum", column: "amount" }] });
 const freshness = inferTests(ir, [ir]).find((t) => t.rule === "freshness_anomaly")!;
 

@@ -3,7 +3,6 @@
 // vanished segment flagged by name, a new one learning, the total left as it was).
 import { describe, expect, it } from "vitest";
 import { parseCatalog } from "../../src/catalog/parse-catalog.js";
-import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
 import { compileCatalog } from "../../src/compile/compile.js";
 import { judgeSegments, segmentLabel } from "../../src/evaluate/segment-observation.js";
 import { readSegmentedSeries, seriesCheckKeys, shiftSeries } from "../../src/evaluate/series-values.js";
@@ -11,23 +10,10 @@ import { seriesOf } from "../../src/evaluate/series-verdicts.js";
 import { decodeVerdicts, encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
 import { inferTests } from "../../src/infer/infer.js";
 import { NULL_SEGMENT, OTHER_SEGMENT, planAnomalies, seriesQueries, type SeriesOutput } from "../../src/plan/series-query.js";
-import { structured } from "../infer/fixtures.js";
+import { structured, anomalySettings } from "../infer/fixtures.js";
 
 const DAY = 86_400;
-const ON: AnomalySettingsIR = {
-  enabled: true,
-  grain: "day",
-  training_buckets: 40,
-  detection_buckets: 2,
-  sensitivity: 4,
-  freshness_sensitivity: 4,
-  seasonality: "none",
-  severity: "medium",
-  holidays: null,
-  exclude: [],
-  segments: ["country"],
-  max_segments: 3,
-};
+const ON = anomalySettings({ segments: ["country"], max_segments: 3 });
 const ir = structured({
   timestamp: "created_at",
   anomalies: ON,

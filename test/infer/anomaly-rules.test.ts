@@ -1,22 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
 import { inferCatalog, inferTests } from "../../src/infer/infer.js";
-import { derived, structured, type LooseIR } from "./fixtures.js";
+import { derived, structured, type LooseIR, anomalySettings } from "./fixtures.js";
 
-const ON: AnomalySettingsIR = {
-  enabled: true,
-  grain: "day",
-  training_buckets: 56,
-  detection_buckets: 2,
-  sensitivity: 3,
-  freshness_sensitivity: 4,
-  seasonality: "auto",
-  severity: "medium",
-  holidays: null,
-  exclude: [],
-  segments: [],
-  max_segments: 20,
-};
+const ON = anomalySettings({ training_buckets: 56, sensitivity: 3, seasonality: "auto" });
 const F = "status = 'completed'";
 
 const metric = (overrides: LooseIR = {}) =>

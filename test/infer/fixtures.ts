@@ -1,6 +1,7 @@
 // Hand-built IR values for the inference tests. Measures, dimensions and joins may leave out
 // the fields that default (no expr; a join from the base table).
 import type { DimensionIR, JoinIR, MeasureIR, MetricIR } from "../../src/compile/ir.js";
+import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
 
 type Loose<T, K extends keyof T> = Omit<T, K> & Partial<Pick<T, K>>;
 export type LooseIR = Omit<Partial<MetricIR>, "measures" | "dimensions" | "joins"> & {
@@ -39,4 +40,23 @@ export function structured(overrides: LooseIR = {}): MetricIR {
 
 export function derived(name: string, inputs: string[]): MetricIR {
   return { ...structured({ name, kind: "derived", measures: [], table: null, inputs }) };
+}
+
+/** Anomaly settings as compiled, enabled at day grain; each suite overrides what it tests. */
+export function anomalySettings(overrides: Partial<AnomalySettingsIR> = {}): AnomalySettingsIR {
+  return {
+    enabled: true,
+    grain: "day",
+    training_buckets: 40,
+    detection_buckets: 2,
+    sensitivity: 4,
+    freshness_sensitivity: 4,
+    seasonality: "none",
+    severity: "medium",
+    holidays: null,
+    exclude: [],
+    segments: [],
+    max_segments: 20,
+    ...overrides,
+  };
 }

@@ -1,27 +1,13 @@
 import { describe, expect, it } from "vitest";
-import type { AnomalySettingsIR } from "../../src/compile/anomaly-settings.js";
 import { inferCatalog } from "../../src/infer/infer.js";
 import { cadenceQuery, gapSeconds, parseCadence, usualGapSeconds, type Cadence } from "../../src/plan/cadence-query.js";
 import { planAnomalies, seriesQueries, seriesSpan } from "../../src/plan/series-query.js";
 import { bucketSql, coveredUntil, recentSql, timeKindOf, timeRangeSql } from "../../src/plan/series-time.js";
 import type { WarehouseSchema } from "../../src/plan/types.js";
-import { structured } from "../infer/fixtures.js";
+import { structured, anomalySettings } from "../infer/fixtures.js";
 
 const DAY = 86_400;
-const ON: AnomalySettingsIR = {
-  enabled: true,
-  grain: "day",
-  training_buckets: 56,
-  detection_buckets: 2,
-  sensitivity: 4,
-  freshness_sensitivity: 4,
-  seasonality: "auto",
-  severity: "medium",
-  holidays: null,
-  exclude: [],
-  segments: [],
-  max_segments: 20,
-};
+const ON = anomalySettings({ training_buckets: 56, seasonality: "auto" });
 const SCHEMA: WarehouseSchema = {
   default: {
     "shop.orders": { created_at: "Nullable(DateTime)", amount: "Nullable(Float64)", status: "String", note: "String", day: "Date" },
