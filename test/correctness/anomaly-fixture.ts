@@ -21,7 +21,7 @@ export function euRows(today: number, d: number): number {
   return 100 + WEEKDAY_EFFECT[weekday(today, d)]! + ((d * 37) % 11);
 }
 export function usRows(d: number): number {
-  return d === US_DROP_DAY ? US_DROP_ROWS : 40 + ((d * 13) % 7);
+  return d === US_DROP_DAY ? US_DROP_ROWS : 80 + ((d * 13) % 7);
 }
 
 const list = (values: number[]) => `[${values.join(", ")}]`;

@@ -65,7 +65,7 @@ describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => 
         `^1 of 2 days outside the expected range: ${isoDay(today - US_DROP_DAY * DAY)} had ${US_DROP_ROWS} rows, expected [\\d.,]+ to [\\d.,]+$`,
       ),
     );
-    // 140 -> 105 rows: a quarter of the total is gone, beyond the weekly cycle's band too.
+    // ~200 -> ~120 rows on any weekday: the us share (80 of ~200, well beyond the Poisson noise of a count) is gone, beyond the weekly cycle's band too.
     expect(counts(result("all_sales", "volume_anomaly"))).toEqual(["failing", 1, 2]);
     const eu = result("eu_orders", "volume_anomaly");
     expect(counts(eu)).toEqual(["passing", 0, 2]);
@@ -79,7 +79,15 @@ describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => 
     expect(revenue.status).toBe("failing");
     expect(revenue.rows_total).toBe(2);
     expect(revenue.message).toContain(`${isoDay(today - EU_SPIKE_DAY * DAY)} was `);
-    expect(counts(result("all_sales", "metric_value_anomaly", "basket"))).toEqual(["failing", 1, 2]);
+    // The average: yesterday is flagged whatever the weekday. The us drop the day before moves the
+    // average a little with the region mix (a hair from the band on some dates, and the pair rule
+    // may take it with the spike after it), so only the spike's day is asserted.
+    const basket = result("all_sales", "metric_value_anomaly", "basket");
+    expect([basket.status, basket.rows_total]).toEqual(["failing", 2]);
+    expect(basket.rows_affected).toBeGreaterThanOrEqual(1);
+    const basketTest = snapshot.tests.find((t) => t.metric === "all_sales" && t.rule === "metric_value_anomaly" && t.measure === "basket")!;
+    const basketFlagged = outcome.anomalies.flagged.filter((b) => b.check_key === basketTest.key).map((b) => b.start.getTime());
+    expect(basketFlagged).toContain((today - EU_SPIKE_DAY * DAY) * 1000);
     // us amounts were never in cents: its sum only drops with its rows 2 days ago.
     const usRevenue = result("us_sales", "metric_value_anomaly", "revenue");
     expect(counts(usRevenue)).toEqual(["failing", 1, 2]);
