@@ -136,17 +136,3 @@ export function caseMatchMessage(match: CaseMatch): string {
     return `${where} is the warehouse's ${match.actual[0]} (matched ignoring letter case; read as ${match.actual[0]})`;
   return `${where} matches ${match.actual.join(" and ")} ignoring letter case: ambiguous, not read (write the warehouse's spelling)`;
 }
-
-/**
- * A series group's id (`datasource|table|timestamp`) as a scan that resolved the letter case of
- * its columns names it: the timestamp in the warehouse's spelling, by the matches that scan found.
- */
-export function resolvedGroupId(matches: ReadonlyMap<string, CaseMatch> | undefined, groupId: string): string {
-  if (matches === undefined || matches.size === 0) return groupId;
-  const [datasource, table, ...rest] = groupId.split("|");
-  const timestamp = rest.join("|");
-  const renames = new Map<string, string>();
-  for (const m of matches.values())
-    if (m.datasource === datasource && m.table === table && m.actual.length === 1) renames.set(m.written, m.actual[0]!);
-  return `${datasource}|${table}|${renameColumns(timestamp, renames)}`;
-}

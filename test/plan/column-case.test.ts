@@ -1,7 +1,7 @@
 // Column names matched ignoring letter case: rewriting SQL touches names only, never strings,
 // functions or qualified table names; one match is resolved, two are left missing.
 import { describe, expect, it } from "vitest";
-import { renameColumns, resolveColumnCase, resolvedGroupId } from "../../src/plan/column-case.js";
+import { renameColumns, resolveColumnCase } from "../../src/plan/column-case.js";
 import type { InferredTest } from "../../src/infer/types.js";
 
 describe("renameColumns", () => {
@@ -75,8 +75,8 @@ describe("resolveColumnCase", () => {
   });
 });
 
-describe("resolvedGroupId", () => {
-  it("names a series group as the scan that resolved its timestamp's case did", () => {
+describe("series probes", () => {
+  it("read a timestamp in the warehouse's spelling, and the match names the table", () => {
     const timestamp = test({
       rule: "volume_anomaly",
       columns: [{ table: "db.t", column: "PAID_AT" }],
@@ -99,9 +99,6 @@ describe("resolvedGroupId", () => {
     const { tests, matches } = resolveColumnCase([timestamp], { default: { "db.t": { paid_at: "DateTime" } } });
     const probe = tests[0]!.probe as { timestamp: string };
     expect(probe.timestamp).toBe("paid_at");
-    const byId = new Map(matches.map((m) => [`${m.datasource}|${m.table}|${m.written}`, m]));
-    expect(resolvedGroupId(byId, "default|db.t|PAID_AT")).toBe("default|db.t|paid_at");
-    expect(resolvedGroupId(byId, "default|db.other|PAID_AT")).toBe("default|db.other|PAID_AT");
-    expect(resolvedGroupId(undefined, "default|db.t|PAID_AT")).toBe("default|db.t|PAID_AT");
+    expect(matches.map((m) => [m.datasource, m.table, m.written, m.actual])).toEqual([["default", "db.t", "PAID_AT", ["paid_at"]]]);
   });
 });
