@@ -88,8 +88,20 @@ export async function startDaemonProcess(
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const base = `http://127.0.0.1:${port}`;
   const call = async (method: string, urlPath: string) => {
-    const res = await fetch(`${base}${urlPath}`, { method, headers: { Authorization: `Bearer ${key}` } });
-    return { status: res.status, text: await res.text() };
+    try {
+      const res = await fetch(`${base}${urlPath}`, { method, headers: { Authorization: `Bearer ${key}` } });
+      return { status: res.status, text: await res.text() };
+    } catch (error) {
+      // A dead daemon says why on stderr (a heap limit, a crash): that, not "fetch failed".
+      await sleep(200);
+      const exit = child.exitCode ?? child.signalCode;
+      throw new Error(
+        `${method} ${urlPath}: ${(error as Error).message}${exit === null ? "" : `; the daemon exited (${exit}): ${stderr.slice(-3000)}`}`,
+        {
+          cause: error,
+        },
+      );
+    }
   };
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}: ${stderr.slice(-2000)}`);
@@ -179,6 +191,7 @@ async function daemonBelow(ancestor: number): Promise<number> {
 /** Samples nodejs_eventloop_lag_max_seconds (reset by each scrape) every `everyMs`, by phase. */
 export function startLagSampler(daemon: DaemonProcess, everyMs = 1_000) {
   const maxByPhase = new Map<string, number>();
+  const heapByPhase = new Map<string, number>();
   let phase = "idle";
   let running = true;
   const loop = (async () => {
@@ -186,6 +199,8 @@ export function startLagSampler(daemon: DaemonProcess, everyMs = 1_000) {
       const res = await daemon.get("/metrics").catch(() => null);
       const value = res ? Number(/^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(res.text)?.[1] ?? NaN) : NaN;
       if (Number.isFinite(value)) maxByPhase.set(phase, Math.max(maxByPhase.get(phase) ?? 0, value));
+      const heap = res ? Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(res.text)?.[1] ?? NaN) : NaN;
+      if (Number.isFinite(heap)) heapByPhase.set(phase, Math.max(heapByPhase.get(phase) ?? 0, heap));
       await sleep(everyMs);
     }
   })();
@@ -194,6 +209,8 @@ export function startLagSampler(daemon: DaemonProcess, everyMs = 1_000) {
       phase = next;
     },
     maxMs: (name: string) => (maxByPhase.get(name) ?? NaN) * 1000,
+    /** the largest V8 heap in use the scrapes saw in the phase, MB */
+    heapMb: (name: string) => (heapByPhase.get(name) ?? NaN) / 1_048_576,
     async stop() {
       running = false;
       await loop;

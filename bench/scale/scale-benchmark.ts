@@ -187,6 +187,9 @@ async function main(): Promise<void> {
       previous = statuses;
     }
     const metric = [...(previous?.keys() ?? [])][0]!;
+    progress(
+      `largest V8 heap in use seen while scanning: ${lag.heapMb("scanning").toFixed(1)} MB (idle before: ${lag.heapMb("idle").toFixed(1)} MB)`,
+    );
     if (args["propagation-only"]) {
       await lag.stop();
       await propagation(metric);

@@ -5,7 +5,7 @@
 // bucket. A value first seen less than LEARNING_DAYS before the span's end is learning: scored
 // and drawn, never flagged. Pure.
 import type { SeriesVerdict } from "../anomaly/types.js";
-import { GRAIN_SECONDS } from "../catalog/types.js";
+import { GRAIN_SECONDS, type AnomalyGrain } from "../catalog/types.js";
 import type { InferredTest, SeriesSegment } from "../infer/types.js";
 import { segmentLiteral, segmentValueSql, type SeriesGroup } from "../plan/series-query.js";
 import { bucketRowsSql, observeSeries, scoreCheck, seriesMeasure, type FeedbackIndex } from "./anomaly-observation.js";
@@ -18,6 +18,20 @@ import type { CheckObservation, FlaggedBucket } from "./types.js";
 
 /** A segment with rows for fewer days than this (before the span's end) never alarms. */
 export const LEARNING_DAYS = 14;
+
+/**
+ * Buckets before the detection span a segment's chart keeps (4 weeks of days, 3 days of hours):
+ * a segmented check holds up to max_segments + 2 series, and the chart of a segment needs its
+ * recent band, not the whole training window. Kept whole, 1,000 segmented metrics held some
+ * 45,000 series of 91 to 360 buckets, and a daemon with a 256 MB heap ran out of it.
+ */
+export const SEGMENT_CHART_HISTORY: Record<AnomalyGrain, number> = { day: 28, hour: 72 };
+
+/** The verdicts a segment's chart keeps: the detection span and SEGMENT_CHART_HISTORY buckets before it. */
+function chartPart(verdict: SeriesVerdict, settings: { grain: AnomalyGrain; detection_buckets: number }): SeriesVerdict {
+  const keep = settings.detection_buckets + SEGMENT_CHART_HISTORY[settings.grain];
+  return verdict.buckets.length <= keep ? verdict : { ...verdict, buckets: verdict.buckets.slice(-keep) };
+}
 
 type SeriesProbe = Extract<InferredTest["probe"], { type: "volume_series" | "value_series" }>;
 
@@ -99,7 +113,7 @@ export function judgeSegments(
   const verdicts: SeriesVerdicts = segmentedVerdicts(
     test.key,
     ordered.flatMap((x) => {
-      const v = toSeriesVerdicts(test.key, x.verdict);
+      const v = toSeriesVerdicts(test.key, chartPart(x.verdict, probe.settings));
       return v === null ? [] : [{ ...v, segment: x.ref }];
     }),
   );

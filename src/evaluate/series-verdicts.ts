@@ -38,8 +38,26 @@ export interface SeriesVerdicts {
 export const ANOMALOUS = 1;
 export const FEEDBACK = 2;
 
-const column = (values: readonly (number | null)[]): Float64Array =>
-  Float64Array.from(values, (v) => (v !== null && Number.isFinite(v) ? v : NaN));
+export type VerdictColumns = Pick<SeriesVerdicts, "value" | "expected" | "lower" | "upper" | "flags">;
+
+/**
+ * The five columns of n buckets as views on one buffer: a typed array costs some 180 bytes of
+ * heap besides its data, and a daemon holds tens of thousands of series (segments), so one
+ * buffer per series instead of five.
+ */
+export function packedColumns(n: number): VerdictColumns {
+  const buffer = new ArrayBuffer(33 * n);
+  return {
+    value: new Float64Array(buffer, 0, n),
+    expected: new Float64Array(buffer, 8 * n, n),
+    lower: new Float64Array(buffer, 16 * n, n),
+    upper: new Float64Array(buffer, 24 * n, n),
+    flags: new Uint8Array(buffer, 32 * n, n),
+  };
+}
+
+const finite = (v: number | null): number => (v !== null && Number.isFinite(v) ? v : NaN);
+const NO_COLUMNS = packedColumns(0);
 
 /** A scored series (src/anomaly) as kept; null when it has no buckets or they are not evenly spaced. */
 export function toSeriesVerdicts(checkKey: string, verdict: SeriesVerdict): SeriesVerdicts | null {
@@ -48,10 +66,14 @@ export function toSeriesVerdicts(checkKey: string, verdict: SeriesVerdict): Seri
   const start = buckets[0]!.start;
   const step = buckets.length > 1 ? buckets[1]!.start - start : 0;
   const excluded = new Map<number, string>();
-  const flags = new Uint8Array(buckets.length);
+  const columns = packedColumns(buckets.length);
   for (const [i, b] of buckets.entries()) {
     if (b.start !== start + i * step) return null;
-    flags[i] = (b.anomalous ? ANOMALOUS : 0) | (b.feedback ? FEEDBACK : 0);
+    columns.flags[i] = (b.anomalous ? ANOMALOUS : 0) | (b.feedback ? FEEDBACK : 0);
+    columns.value[i] = finite(b.value);
+    columns.expected[i] = finite(b.expected);
+    columns.lower[i] = finite(b.lower);
+    columns.upper[i] = finite(b.upper);
     // `excluded` is the anomaly stage's (a bucket left out of training), where it says so.
     const reason = b.excluded;
     if (typeof reason === "string") excluded.set(i, reason);
@@ -60,11 +82,7 @@ export function toSeriesVerdicts(checkKey: string, verdict: SeriesVerdict): Seri
     check_key: checkKey,
     start,
     step,
-    value: column(buckets.map((b) => b.value)),
-    expected: column(buckets.map((b) => b.expected)),
-    lower: column(buckets.map((b) => b.lower)),
-    upper: column(buckets.map((b) => b.upper)),
-    flags,
+    ...columns,
     excluded: excluded.size > 0 ? excluded : null,
   };
 }
@@ -81,11 +99,7 @@ export function segmentedVerdicts(checkKey: string, segments: readonly SeriesVer
     check_key: checkKey,
     start: 0,
     step: 0,
-    value: new Float64Array(0),
-    expected: new Float64Array(0),
-    lower: new Float64Array(0),
-    upper: new Float64Array(0),
-    flags: new Uint8Array(0),
+    ...NO_COLUMNS,
     excluded: null,
     segments,
   };

@@ -2,7 +2,7 @@
 // columns in one JSON text. A scan sends only the series whose verdicts changed since the scan the replica held
 // (a new bucket, late rows, feedback), and every one when the store's newest scan is another
 // (a replica that did not hold them): unchanged rows are never rewritten either way.
-import { seriesOf, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
+import { packedColumns, seriesOf, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { checkId } from "./check-id.js";
 import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
@@ -28,12 +28,12 @@ interface Encoded {
 }
 
 const toBase64 = (column: Float64Array | Uint8Array) => Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString("base64");
-function doubles(text: string): Float64Array {
+/** Decodes base64 into `column` (a copy: the decoded buffer need not be 8-byte aligned). */
+function decodeInto(column: Float64Array | Uint8Array, text: string): void {
   const bytes = Buffer.from(text, "base64");
-  // A copy: the decoded buffer need not be 8-byte aligned.
-  const column = new Float64Array(bytes.length / 8);
-  new Uint8Array(column.buffer).set(bytes);
-  return column;
+  if (bytes.length !== column.byteLength)
+    throw new Error(`stored verdicts: a column of ${bytes.length} bytes, ${column.byteLength} expected`);
+  new Uint8Array(column.buffer, column.byteOffset, column.byteLength).set(bytes);
 }
 
 export function encodeVerdicts(v: SeriesVerdicts): string {
@@ -61,15 +61,18 @@ export function decodeVerdicts(checkKey: string, text: string): SeriesVerdicts {
 }
 
 function decoded(checkKey: string, e: Encoded): SeriesVerdicts {
+  // The flags column holds one byte a bucket: its length is the bucket count.
+  const columns = packedColumns(Buffer.byteLength(e.f, "base64"));
+  decodeInto(columns.value, e.v);
+  decodeInto(columns.expected, e.e);
+  decodeInto(columns.lower, e.l);
+  decodeInto(columns.upper, e.u);
+  decodeInto(columns.flags, e.f);
   return {
     check_key: checkKey,
     start: e.s,
     step: e.d,
-    value: doubles(e.v),
-    expected: doubles(e.e),
-    lower: doubles(e.l),
-    upper: doubles(e.u),
-    flags: Uint8Array.from(Buffer.from(e.f, "base64")),
+    ...columns,
     excluded: e.x ? new Map(Object.entries(e.x).map(([i, r]) => [Number(i), r])) : null,
     ...(e.g ? { segment: { dimension: e.g.d, value: e.g.v, other: e.g.o } } : {}),
     ...(e.p ? { segments: e.p.map((p) => decoded(checkKey, p)) } : {}),

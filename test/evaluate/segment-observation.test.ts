@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCatalog } from "../../src/catalog/parse-catalog.js";
 import { compileCatalog } from "../../src/compile/compile.js";
-import { judgeSegments, segmentLabel } from "../../src/evaluate/segment-observation.js";
+import { judgeSegments, SEGMENT_CHART_HISTORY, segmentLabel } from "../../src/evaluate/segment-observation.js";
 import { readSegmentedSeries, seriesCheckKeys, shiftSeries } from "../../src/evaluate/series-values.js";
 import { seriesOf } from "../../src/evaluate/series-verdicts.js";
 import { decodeVerdicts, encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
@@ -179,6 +179,12 @@ describe("segment series and their judgement", () => {
     // NEW dropped to 0 on the last day too, but it is 5 days old: learning, never flagged.
     const fresh = kept.find((v) => v.segment?.value === "NEW")!;
     expect([...fresh.flags].some((f) => (f & 1) !== 0)).toBe(false);
+    // A segment's chart keeps the detection span and 4 weeks of days before it, ending at the last bucket.
+    const settings = (volume.probe as { settings: { detection_buckets: number } }).settings;
+    for (const v of kept) {
+      expect(v.value).toHaveLength(Math.min(days, settings.detection_buckets + SEGMENT_CHART_HISTORY.day));
+      expect(v.start + (v.value.length - 1) * v.step).toBe((days - 1) * DAY * 1000);
+    }
     // The stored text keeps every segment's series and its segment.
     const back = decodeVerdicts(volume.key, encodeVerdicts(judged.verdicts!));
     expect(seriesOf(back).map((v) => v.segment)).toEqual(kept.map((v) => v.segment));
