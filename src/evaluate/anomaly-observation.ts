@@ -18,7 +18,7 @@ import type { CheckObservation, FlaggedBucket } from "./types.js";
 import { formatCount } from "./format.js";
 import { notApplicable } from "./observe.js";
 import { bucketCount, type GrainSeries } from "./series-values.js";
-import { bucketStart, toSeriesVerdicts, type SeriesVerdicts } from "./series-verdicts.js";
+import { bucketStart, isSegmented, toSeriesVerdicts, type SeriesVerdicts } from "./series-verdicts.js";
 
 /** check key -> bucket starts (epoch ms) marked expected. */
 export type FeedbackIndex = ReadonlyMap<string, ReadonlySet<number>>;
@@ -179,7 +179,7 @@ export function feedbackIndex(records: readonly { check_key: string; start: Date
 export function rescore(test: InferredTest, held: SeriesVerdicts, feedback: FeedbackIndex): SeriesVerdicts | null {
   const probe = test.probe;
   // A segmented check's series are scored at the scan only (feedback marks a total's bucket).
-  if ((probe.type !== "volume_series" && probe.type !== "value_series") || held.segments) return null;
+  if ((probe.type !== "volume_series" && probe.type !== "value_series") || isSegmented(held)) return null;
   const starts: number[] = [];
   for (let i = 0; i < held.value.length; i++) starts.push(bucketStart(held, i));
   const expected = feedback.get(test.key);

@@ -17,10 +17,10 @@ export interface SeriesVerdicts {
   /** the segment this series is of; absent or null: the check's total series */
   segment?: SegmentRef | null;
   /**
-   * A segmented check: one SeriesVerdicts per segment (worst first), and no buckets of its own.
-   * Absent or null: a check of one series.
+   * A segmented check: its segments' series (worst first), packed (packSegments; seriesOf
+   * unpacks them), and no buckets of its own. Absent or null: a check of one series.
    */
-  segments?: readonly SeriesVerdicts[] | null;
+  packed_segments?: Uint8Array | null;
   /** epoch ms of the first bucket, and between buckets (buckets are evenly spaced, oldest first) */
   start: number;
   step: number;
@@ -93,7 +93,7 @@ const sameColumn = (a: Float64Array, b: Float64Array): boolean => {
   return true;
 };
 
-/** A segmented check's verdicts: its segments' series, each with its `segment`. */
+/** A segmented check's verdicts: its segments' series, each with its `segment`, packed. */
 export function segmentedVerdicts(checkKey: string, segments: readonly SeriesVerdicts[]): SeriesVerdicts {
   return {
     check_key: checkKey,
@@ -101,14 +101,86 @@ export function segmentedVerdicts(checkKey: string, segments: readonly SeriesVer
     step: 0,
     ...NO_COLUMNS,
     excluded: null,
-    segments,
+    packed_segments: packSegments(segments),
   };
 }
 
-/** The series a check's verdicts hold: its own, or each segment's. */
+/** The series a check's verdicts hold: its own, or each segment's (unpacked, a copy). */
 export function seriesOf(v: SeriesVerdicts): readonly SeriesVerdicts[] {
-  return v.segments ?? [v];
+  return v.packed_segments ? unpackSegments(v.check_key, v.packed_segments) : [v];
 }
+
+/** True for a segmented check's verdicts (its series are its segments'). */
+export const isSegmented = (v: SeriesVerdicts): boolean => !!v.packed_segments;
+
+/*
+ * A segmented check holds up to max_segments + 2 series, and as objects each costs some 650 bytes
+ * of heap besides its data (the verdicts object, its segment, five typed-array views and their
+ * buffer): at 1,000 segmented metrics, 25 MB of a 256 MB heap held between scans. Packed, a
+ * check is one byte array, unpacked when a chart or the store needs its series (a copy of a few
+ * kilobytes). Per series: f64 start, f64 step, u32 buckets, u32 meta bytes, the meta JSON
+ * (segment, excluded buckets), then the columns as packedColumns lays them out (33 bytes a bucket).
+ */
+const utf8 = new TextEncoder();
+const utf8Text = new TextDecoder();
+
+interface PackedMeta {
+  g: SegmentRef | null;
+  x: [number, string][] | null;
+}
+
+function packSegments(series: readonly SeriesVerdicts[]): Uint8Array {
+  const metas = series.map((s) =>
+    utf8.encode(JSON.stringify({ g: s.segment ?? null, x: s.excluded ? [...s.excluded] : null } satisfies PackedMeta)),
+  );
+  let size = 4;
+  series.forEach((s, i) => (size += 24 + metas[i]!.length + 33 * s.flags.length));
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(0, series.length, true);
+  let at = 4;
+  series.forEach((s, i) => {
+    const meta = metas[i]!;
+    view.setFloat64(at, s.start, true);
+    view.setFloat64(at + 8, s.step, true);
+    view.setUint32(at + 16, s.flags.length, true);
+    view.setUint32(at + 20, meta.length, true);
+    bytes.set(meta, at + 24);
+    at += 24 + meta.length;
+    for (const column of [s.value, s.expected, s.lower, s.upper, s.flags]) {
+      bytes.set(new Uint8Array(column.buffer, column.byteOffset, column.byteLength), at);
+      at += column.byteLength;
+    }
+  });
+  return bytes;
+}
+
+function unpackSegments(checkKey: string, bytes: Uint8Array): SeriesVerdicts[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: SeriesVerdicts[] = [];
+  let at = 4;
+  for (let k = view.getUint32(0, true); k > 0; k--) {
+    const n = view.getUint32(at + 16, true);
+    const metaLength = view.getUint32(at + 20, true);
+    const meta = JSON.parse(utf8Text.decode(bytes.subarray(at + 24, at + 24 + metaLength))) as PackedMeta;
+    const columns = packedColumns(n);
+    const from = at + 24 + metaLength;
+    // The five columns lie in the same order in both: one copy (the bytes need not be 8-byte aligned).
+    new Uint8Array(columns.value.buffer).set(bytes.subarray(from, from + 33 * n));
+    out.push({
+      check_key: checkKey,
+      start: view.getFloat64(at, true),
+      step: view.getFloat64(at + 8, true),
+      ...columns,
+      excluded: meta.x ? new Map(meta.x) : null,
+      ...(meta.g ? { segment: meta.g } : {}),
+    });
+    at = from + 33 * n;
+  }
+  return out;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 const sameSegment = (a: SegmentRef | null | undefined, b: SegmentRef | null | undefined): boolean =>
   (a ?? null) === (b ?? null) || (!!a && !!b && a.dimension === b.dimension && a.value === b.value && a.other === b.other);
@@ -119,11 +191,9 @@ export function sameVerdicts(a: SeriesVerdicts | undefined, b: SeriesVerdicts | 
   if (!a || !b) return false;
   if (a.check_key !== b.check_key || a.start !== b.start || a.step !== b.step) return false;
   if (!sameSegment(a.segment, b.segment)) return false;
-  const sa = a.segments ?? null;
-  const sb = b.segments ?? null;
-  if (sa !== null || sb !== null) {
-    if (sa === null || sb === null || sa.length !== sb.length || sa.some((x, i) => !sameVerdicts(x, sb[i]))) return false;
-  }
+  const sa = a.packed_segments ?? null;
+  const sb = b.packed_segments ?? null;
+  if ((sa !== null || sb !== null) && (sa === null || sb === null || !sameBytes(sa, sb))) return false;
   if (a.flags.length !== b.flags.length || a.flags.some((f, i) => f !== b.flags[i])) return false;
   const ea = a.excluded ?? new Map<number, string>();
   const eb = b.excluded ?? new Map<number, string>();

@@ -5,7 +5,7 @@
 // its held values with the feedback as it now stands, stores it, and the read model holds it.
 import { badRequest, notFound, unavailable } from "../errors/app-error.js";
 import { feedbackIndex, rescore } from "../evaluate/anomaly-observation.js";
-import { ANOMALOUS, bucketStart, FEEDBACK, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
+import { ANOMALOUS, bucketStart, FEEDBACK, isSegmented, seriesOf, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { InferredTest } from "../infer/types.js";
 import type { Logger } from "../logger.js";
 import type { ReadModel } from "../read-model/read-model.js";
@@ -37,7 +37,7 @@ export interface AnomalyServiceOptions {
 function seriesViews(test: SeriesTest, verdicts: SeriesVerdicts | null): AnomalySeriesView[] {
   const dimension = test.probe.segment?.dimension;
   if (dimension === undefined) return [seriesView(test, verdicts, null)];
-  return (verdicts?.segments ?? []).map((v) =>
+  return (verdicts && isSegmented(verdicts) ? seriesOf(verdicts) : []).map((v) =>
     seriesView(test, v, { dimension, value: v.segment?.value ?? null, other: v.segment?.other ?? false }),
   );
 }

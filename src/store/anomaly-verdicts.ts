@@ -2,7 +2,7 @@
 // columns in one JSON text. A scan sends only the series whose verdicts changed since the scan the replica held
 // (a new bucket, late rows, feedback), and every one when the store's newest scan is another
 // (a replica that did not hold them): unchanged rows are never rewritten either way.
-import { packedColumns, seriesOf, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
+import { isSegmented, packedColumns, segmentedVerdicts, seriesOf, type SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { checkId } from "./check-id.js";
 import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
@@ -52,7 +52,7 @@ function encoded(v: SeriesVerdicts): Encoded {
     x: v.excluded ? Object.fromEntries(v.excluded) : null,
   };
   if (v.segment) e.g = { d: v.segment.dimension, v: v.segment.value, o: v.segment.other };
-  if (v.segments) e.p = v.segments.map(encoded);
+  if (isSegmented(v)) e.p = seriesOf(v).map(encoded);
   return e;
 }
 
@@ -61,6 +61,11 @@ export function decodeVerdicts(checkKey: string, text: string): SeriesVerdicts {
 }
 
 function decoded(checkKey: string, e: Encoded): SeriesVerdicts {
+  if (e.p)
+    return segmentedVerdicts(
+      checkKey,
+      e.p.map((p) => decoded(checkKey, p)),
+    );
   // The flags column holds one byte a bucket: its length is the bucket count.
   const columns = packedColumns(Buffer.byteLength(e.f, "base64"));
   decodeInto(columns.value, e.v);
@@ -75,7 +80,6 @@ function decoded(checkKey: string, e: Encoded): SeriesVerdicts {
     ...columns,
     excluded: e.x ? new Map(Object.entries(e.x).map(([i, r]) => [Number(i), r])) : null,
     ...(e.g ? { segment: { dimension: e.g.d, value: e.g.v, other: e.g.o } } : {}),
-    ...(e.p ? { segments: e.p.map((p) => decoded(checkKey, p)) } : {}),
   };
 }
 
