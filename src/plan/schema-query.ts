@@ -15,7 +15,7 @@ export interface ColumnRow {
  * unreliable on ClickHouse 18.16, while plain = / AND / OR work everywhere.
  * Names that are not valid database.table are left out (they then read as missing).
  */
-export function schemaQuery(tables: string[]): string {
+export function schemaQuery(tables: readonly string[]): string {
   const valid = [...new Set(tables)].filter(isQualifiedTable).sort();
   const conditions = valid.map((qualified) => {
     const [database, table] = qualified.split(".") as [string, string];
