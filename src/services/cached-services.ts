@@ -4,7 +4,8 @@
 // - whole listings (no query): once per catalogue snapshot (tests, IR; the IR again when the
 //   warehouse check adds SQL errors to the snapshot) or per read-model view (statuses),
 //   serialised in slices; kept as long as their snapshot / view is (WeakMaps);
-// - single-metric statuses, which circuit breakers ask for over and over: once per view, at most
+// - single-metric statuses, which circuit breakers ask for over and over, and the incident
+//   listings, which the overview asks for on every request: once per view, at most
 //   CACHED_ANSWERS per view (the map starts again when full).
 // The REST transport sends the remembered bytes (serialized.ts); tRPC gets the same objects.
 // Pages and filtered listings are built per request, as are all other answers.
@@ -14,6 +15,7 @@ import type { CatalogFindings } from "../infer/catalog-findings.js";
 import { isWholeListing } from "./paginate.js";
 import { listingOnce, preserialized, rememberJson } from "./serialized.js";
 import type { Services } from "./types.js";
+import type { IncidentListingView } from "./incidents.js";
 import type { CompilerStatusView, MetricStatusView, StatusListingView, TestListing } from "./views.js";
 
 /** Single-metric answers kept per read-model view. */
@@ -39,6 +41,7 @@ export function cachedServices(services: Services, { readModel, getSnapshot, get
   const irListings = new WeakMap<CatalogSnapshot, { findings: CatalogFindings; listing: Promise<CompilerStatusView> }>();
   const statusListings = new WeakMap<ReadView, Promise<StatusListingView>>();
   const metricStatuses = new WeakMap<ReadView, Map<string, Promise<MetricStatusView>>>();
+  const incidentListings = new WeakMap<ReadView, Map<string, Promise<IncidentListingView>>>();
 
   return {
     validation: {
@@ -72,28 +75,39 @@ export function cachedServices(services: Services, { readModel, getSnapshot, get
           ? listingOnce(statusListings, readModel.view(), () => reliability.status(query), "metrics")
           : reliability.status(query),
 
-      metricStatus(name) {
-        const view = readModel.view();
-        let answers = metricStatuses.get(view);
-        if (!answers) metricStatuses.set(view, (answers = new Map<string, Promise<MetricStatusView>>()));
-        const cached = answers.get(name);
-        if (cached) return cached;
-        const answer = reliability.metricStatus(name).then((a) => rememberJson(a, Buffer.from(JSON.stringify(a), "utf8")));
-        if (answers.size >= CACHED_ANSWERS) answers.clear();
-        answers.set(name, answer);
-        // An unknown metric (not_found) is not an answer to keep.
-        const held = answers;
-        void answer.catch(() => held.get(name) === answer && held.delete(name));
-        return answer;
-      },
+      metricStatus: (name) =>
+        perView(metricStatuses, readModel.view(), name, () =>
+          reliability.metricStatus(name).then((a) => rememberJson(a, Buffer.from(JSON.stringify(a), "utf8"))),
+        ),
 
       affectedBy: (table) => reliability.affectedBy(table),
       triggerScan: (options) => reliability.triggerScan(options),
       getScan: (id) => reliability.getScan(id),
-      incidents: (query) => reliability.incidents(query),
+      incidents(query = {}) {
+        // The overview asks for the open incidents on every request.
+        const key = `${query.state ?? ""}|${query.limit ?? ""}|${query.cursor ?? ""}`;
+        return perView(incidentListings, readModel.view(), key, () => reliability.incidents(query));
+      },
       incident: (id) => reliability.incident(id),
     },
     // The anomaly series are drawn from the held verdicts and kept per view and revision by the service itself.
     anomalies,
   };
+}
+
+/**
+ * The answer for `key` as of `view`, built once: at most CACHED_ANSWERS per view (the map starts
+ * again when full); a failed answer (an unknown metric: not_found) is not kept.
+ */
+function perView<T>(byView: WeakMap<ReadView, Map<string, Promise<T>>>, view: ReadView, key: string, build: () => Promise<T>): Promise<T> {
+  let answers = byView.get(view);
+  if (!answers) byView.set(view, (answers = new Map<string, Promise<T>>()));
+  const cached = answers.get(key);
+  if (cached) return cached;
+  const answer = build();
+  if (answers.size >= CACHED_ANSWERS) answers.clear();
+  answers.set(key, answer);
+  const held = answers;
+  void answer.catch(() => held.get(key) === answer && held.delete(key));
+  return answer;
 }

@@ -145,26 +145,6 @@ const after = (incident: Incident, key: { opened: number; id: string }) => {
   return opened < key.opened || (opened === key.opened && incident.id < key.id);
 };
 
-/** Answers given per view, by query: the overview asks for the open incidents on every request. */
-const answered = new WeakMap<ReadView, Map<string, IncidentListingView>>();
-const ANSWERS_KEPT = 64;
-
-/** listIncidents, answered once per view and query (the same object again: read-only). */
-export function listIncidentsOnce(view: ReadView, query: IncidentListingQuery = {}): IncidentListingView {
-  let answers = answered.get(view);
-  if (!answers) {
-    answers = new Map<string, IncidentListingView>();
-    answered.set(view, answers);
-  }
-  const key = `${query.state ?? ""}|${query.limit ?? ""}|${query.cursor ?? ""}`;
-  const kept = answers.get(key);
-  if (kept) return kept;
-  if (answers.size >= ANSWERS_KEPT) answers.clear();
-  const answer = listIncidents(view, query);
-  answers.set(key, answer);
-  return answer;
-}
-
 export function listIncidents(view: ReadView, query: IncidentListingQuery = {}): IncidentListingView {
   const matching = view.incidents.filter((i) => query.state === undefined || (query.state === "open") === (i.resolved_at === null));
   const key = query.cursor === undefined ? null : decode(query.cursor);

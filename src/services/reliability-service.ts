@@ -7,7 +7,7 @@ import type { Metrics } from "../metrics/prometheus.js";
 import type { ReadModel, ReadView } from "../read-model/read-model.js";
 import type { Store } from "../store/store.js";
 import { findAffectedMetrics, readsTable } from "./affected-by.js";
-import { getIncident, listIncidentsOnce } from "./incidents.js";
+import { getIncident, listIncidents } from "./incidents.js";
 import { metricResults } from "./metric-results.js";
 import { isWholeListing, paginate } from "./paginate.js";
 import { buildMetricStatus, buildStatusListing, statusEntry, summarizeEntries } from "./status-listing.js";
@@ -84,7 +84,7 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
     },
 
     async incidents(query = {}) {
-      return listIncidentsOnce(readModel.view(), query);
+      return listIncidents(readModel.view(), query);
     },
 
     async incident(id) {
