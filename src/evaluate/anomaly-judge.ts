@@ -35,8 +35,6 @@ export function locateAnomalyChecks(
   return located;
 }
 
-export type { AnomalyJudgement } from "./types.js";
-
 /** A check the planner did not send: not applicable (passing), or not evaluated. */
 export const skippedObservation = (skip: Skip): CheckObservation =>
   skip.outcome === "not_applicable" ? notApplicable(skip.reason) : notEvaluated(skip.reason);

@@ -3,14 +3,14 @@
 // and the read path keep: the flagged buckets and the readings.
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { GroupReading } from "../evaluate/series-values.js";
-import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
+import type { AnomalyJudgement, CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { InferredTest } from "../infer/types.js";
 import type { SeriesGroup } from "../plan/series-query.js";
 import type { WarehouseSchema } from "../plan/types.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { rejudgeGroup, type SeriesCache } from "../read-model/series-cache.js";
-import { judgeGroup, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";
+import { judgeGroup } from "../evaluate/anomaly-judge.js";
 import { seeLoads, type LoadChange, type LoadHistory } from "../evaluate/load-arrivals.js";
 import type { TableParts } from "../plan/fingerprint-query.js";
 import { judgeReading, readAnomalySeries, type ReadOptions } from "./anomaly-series.js";

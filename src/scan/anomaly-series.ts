@@ -4,9 +4,9 @@
 // only its own checks "not evaluated"; a lost connection or a timeout fails the scan, as every
 // other query of the scan does.
 import pLimit from "p-limit";
-import { judgeAnomalyCheck, judgeGroup, skippedObservation, type AnomalyJudgement } from "../evaluate/anomaly-judge.js";
+import { judgeAnomalyCheck, judgeGroup, skippedObservation } from "../evaluate/anomaly-judge.js";
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
-import type { CheckObservation, FlaggedBucket } from "../evaluate/types.js";
+import type { AnomalyJudgement, CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import { readSegmentedSeries, readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";

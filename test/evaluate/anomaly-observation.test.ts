@@ -15,7 +15,8 @@ import {
   seriesKind,
   seriesMeasure,
 } from "../../src/evaluate/anomaly-observation.js";
-import { judgeAnomalyCheck, judgeGroup, locateAnomalyChecks, type AnomalyJudgement } from "../../src/evaluate/anomaly-judge.js";
+import { judgeAnomalyCheck, judgeGroup, locateAnomalyChecks } from "../../src/evaluate/anomaly-judge.js";
+import type { AnomalyJudgement } from "../../src/evaluate/types.js";
 import { readSeries, type GroupReading } from "../../src/evaluate/series-values.js";
 import { inferTests } from "../../src/infer/infer.js";
 import type { InferredTest } from "../../src/infer/types.js";
