@@ -21,21 +21,24 @@ export interface KnownLoads {
   clock: number | null;
 }
 
+/** The store's newest succeeded scan, asked at most once per scan (both memories check it). */
+export type NewestScan = () => Promise<ScanRecord | null>;
+
 export interface PassMemory {
   /** the last pass: this replica's, or the store's when another scanned since */
-  previous(): Promise<Map<string, PreviousCheck>>;
+  previous(newestScan: NewestScan): Promise<Map<string, PreviousCheck>>;
   /** per catalogue snapshot: the checks' identities, computed again only when the schema changes */
   cacheFor(snapshot: CatalogSnapshot): NonNullable<IncrementalInput["cache"]>;
   /** what the store holds after a scan (passAfter); null: read it again next time */
   set(next: KnownPass | null): void;
 }
 
-export function createPassMemory(store: Pick<Store, "newestSucceededScan" | "readPasses">): PassMemory {
+export function createPassMemory(store: Pick<Store, "readPasses">): PassMemory {
   let last: KnownPass | null = null;
   const caches = new WeakMap<CatalogSnapshot, NonNullable<IncrementalInput["cache"]>>();
   return {
-    async previous() {
-      const newest = (await store.newestSucceededScan())?.scan_id ?? null;
+    async previous(newestScan) {
+      const newest = (await newestScan())?.scan_id ?? null;
       if (last?.scanId !== newest) last = { scanId: newest, checks: await store.readPasses() };
       return last.checks;
     },
@@ -63,18 +66,18 @@ export function passAfter(
 
 export interface LoadMemory {
   /** the loads as of the store's newest succeeded scan; null when no test of the snapshot watches loads */
-  read(snapshot: CatalogSnapshot): Promise<KnownLoads | null>;
+  read(snapshot: CatalogSnapshot, newestScan: NewestScan): Promise<KnownLoads | null>;
   /** what the store holds after a scan (loadsAfter); null: read them again next time */
   set(next: KnownLoads | null): void;
 }
 
 /** `fixedClock`: the loads' clock is set by the caller (tests), so a scan's start does not date them. */
-export function createLoadMemory(store: Pick<Store, "newestSucceededScan" | "readLoads">, fixedClock: boolean): LoadMemory {
+export function createLoadMemory(store: Pick<Store, "readLoads">, fixedClock: boolean): LoadMemory {
   let known: KnownLoads | null = null;
   return {
-    async read(snapshot) {
+    async read(snapshot, newestScan) {
       if (!snapshot.tests.some((t) => t.probe.type === "load_cadence")) return null;
-      const newest = await store.newestSucceededScan();
+      const newest = await newestScan();
       if (known?.scanId !== (newest?.scan_id ?? null)) {
         // Another replica (or a previous process) scanned last: its start bounds when a load landed.
         const clock = fixedClock || !newest ? null : Math.floor(newest.started_at.getTime() / 1000);

@@ -10,7 +10,7 @@ import type { SeriesCache } from "../read-model/series-cache.js";
 import type { Store } from "../store/store.js";
 import type { ExecuteOptions } from "./execute-scan.js";
 import type { IncrementalInput } from "./incremental.js";
-import type { KnownLoads, LoadMemory, PassMemory } from "./replica-memory.js";
+import type { KnownLoads, LoadMemory, NewestScan, PassMemory } from "./replica-memory.js";
 
 export interface ScanInputs {
   /** settles once the catalogue version is in the store (or writing it failed: completeScan writes it then) */
@@ -26,7 +26,7 @@ export interface ScanInputs {
 
 export async function readScanInputs(
   sources: {
-    store: Pick<Store, "writeCatalogVersion" | "anomalyFeedback">;
+    store: Pick<Store, "writeCatalogVersion" | "anomalyFeedback" | "newestSucceededScan">;
     passes: PassMemory | null;
     loads: LoadMemory;
     loadClock: () => number;
@@ -40,9 +40,11 @@ export async function readScanInputs(
   const catalogWritten = sources.store
     .writeCatalogVersion({ version: snapshot.version, tests: snapshot.tests })
     .catch((error: unknown) => log.warn({ err: error }, "writing the catalogue version at the scan's start failed"));
-  const previous = sources.passes ? await sources.passes.previous() : null;
+  let newest: ReturnType<NewestScan> | undefined;
+  const newestScan: NewestScan = () => (newest ??= sources.store.newestSucceededScan());
+  const previous = sources.passes ? await sources.passes.previous(newestScan) : null;
   const feedback = feedbackIndex(await sources.store.anomalyFeedback());
-  const loads = await sources.loads.read(snapshot);
+  const loads = await sources.loads.read(snapshot, newestScan);
   return { catalogWritten, previous, feedback, loads, clock: sources.loadClock() };
 }
 
