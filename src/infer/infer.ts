@@ -20,6 +20,7 @@ import { measureNonNegative } from "./rules/measure-non-negative.js";
 import { measureNotNull } from "./rules/measure-not-null.js";
 import { tableNotEmpty } from "./rules/table-not-empty.js";
 import { timestampNotFuture } from "./rules/timestamp-not-future.js";
+import { createStringPool, withPooledStrings } from "./flat-strings.js";
 import type { InferredTest } from "./types.js";
 
 /** In output order (the same order as RULE_IDS). */
@@ -108,23 +109,30 @@ function indexByName(all: MetricIR[]): Map<string, MetricIR> {
 /**
  * Tests with one key describe one check: they share its key, SQL and column lists as one set of
  * objects (a 10,000-metric catalogue has about four tests per distinct check), and keep their own
- * metric, name, severity, confidence and tolerance.
+ * metric, name, severity, confidence and tolerance. Each comes out with flat, pooled strings
+ * (flat-strings.ts), one test at a time: the catalogue is never held twice.
  */
-function shareChecks(tests: InferredTest[]): InferredTest[] {
+function checkSharer(): (test: InferredTest) => InferredTest {
   const first = new Map<string, InferredTest>();
-  return tests.map((test) => {
+  const pool = createStringPool();
+  const copies = new WeakMap<object, unknown>();
+  return (test) => {
     const check = first.get(test.key);
     if (!check) {
-      first.set(test.key, test);
-      return test;
+      const pooled = withPooledStrings(test, pool, copies);
+      first.set(pooled.key, pooled);
+      return pooled;
     }
     const { key, check: text, datasource, table, filter, columns, filter_columns, probe, sample_sql } = check;
-    return { ...test, key, check: text, datasource, table, filter, columns, filter_columns, probe, sample_sql };
-  });
+    return withPooledStrings({ ...test, key, check: text, datasource, table, filter, columns, filter_columns, probe, sample_sql }, pool, copies);
+  };
 }
 
 /** Every metric's tests, in metric order then rule order; shared checks appear once per metric. */
 export function inferCatalog(irs: MetricIR[]): InferredTest[] {
   const byName = indexByName(irs);
-  return shareChecks(irs.flatMap((ir) => testsOf(ir, byName, new Set([ir.name]))));
+  const share = checkSharer();
+  const tests: InferredTest[] = [];
+  for (const ir of irs) for (const test of testsOf(ir, byName, new Set([ir.name]))) tests.push(share(test));
+  return tests;
 }
