@@ -22,24 +22,15 @@ export function createStringPool(): StringPool {
 }
 
 /**
- * A copy of plain data (objects, arrays, strings, numbers) with every string from `pool`. An
- * object or array met twice is copied once, so what was shared stays shared, and a copy met again
- * is itself; other objects (a Date, a Map) are kept as they are.
+ * A copy of plain data (objects, arrays, strings, numbers) with every string from `pool`; other
+ * objects (a Date, a Map) are kept as they are.
  */
-export function withPooledStrings<T>(value: T, pool: StringPool, copies: WeakMap<object, unknown> = new WeakMap()): T {
+export function withPooledStrings<T>(value: T, pool: StringPool): T {
   if (typeof value === "string") return pool(value) as T;
   if (typeof value !== "object" || value === null) return value;
-  const done = copies.get(value);
-  if (done !== undefined) return done as T;
-  let copy: unknown;
-  if (Array.isArray(value)) copy = value.map((item: unknown) => withPooledStrings(item, pool, copies));
-  else if (Object.getPrototypeOf(value) === Object.prototype) {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = withPooledStrings(item, pool, copies);
-    copy = out;
-  } else copy = value;
-  copies.set(value, copy);
-  // a copy met again (a later test sharing this one's check) is already pooled
-  if (copy !== value) copies.set(copy as object, copy);
+  if (Array.isArray(value)) return value.map((item: unknown) => withPooledStrings(item, pool)) as T;
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const copy: Record<string, unknown> = {};
+  for (const key in value) copy[key] = withPooledStrings((value as Record<string, unknown>)[key], pool);
   return copy as T;
 }
