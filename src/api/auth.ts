@@ -50,6 +50,32 @@ export function createAuthenticator(options: AuthOptions): Authenticator {
   };
 }
 
+/** The access a request's key grants, or why it is refused; `need` checked against it. */
+export type RequestAuthorizer = (req: { headers: { authorization?: string | undefined } }, need: Access) => Access;
+
+/**
+ * `authenticate` asked once a request: the wrong-key throttle, the scan pin and the route each
+ * need the answer, and each digest is a SHA-256 (4 % of a cached read's cost, three times over).
+ */
+export function requestAuthorizer(authenticate: Authenticator): RequestAuthorizer {
+  const granted = new WeakMap<object, Access | AppError>();
+  return (req, need) => {
+    let access = granted.get(req);
+    if (access === undefined) {
+      try {
+        access = authenticate(req.headers.authorization, "read");
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        access = error;
+      }
+      granted.set(req, access);
+    }
+    if (access instanceof AppError) throw access;
+    if (need === "write" && access !== "write") throw new AppError("forbidden", "this API key is read-only");
+    return access;
+  };
+}
+
 /**
  * A secret derived from every configured key with its role (HKDF): the same on every replica with
  * the same keys, without another variable; changing the keys changes it. The pages seal sessions

@@ -2,13 +2,22 @@
 // This module only builds the app; main.ts attaches it to the server bound by http-server.ts.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import compression from "compression";
-import express, { type Express, type RequestHandler } from "express";
+import express, { type Express, type Request, type RequestHandler } from "express";
 import type { Readiness } from "../health/readiness.js";
 import { ERROR_CODES } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
 import { ROUTE_LABEL_LOCAL, type Metrics } from "../metrics/prometheus.js";
 import type { Services } from "../services/types.js";
-import { bearerToken, constantTimeEqual, createAuthenticator, keyIds, knownKey, type Authenticator, type AuthOptions } from "./auth.js";
+import {
+  bearerToken,
+  constantTimeEqual,
+  createAuthenticator,
+  keyIds,
+  requestAuthorizer,
+  type Authenticator,
+  type AuthOptions,
+  type RequestAuthorizer,
+} from "./auth.js";
 import type { EndpointTable } from "./endpoint.js";
 import { endpoints } from "./endpoints.js";
 import {
@@ -92,6 +101,16 @@ export function allowedHosts(allowed: readonly string[]): RequestHandler {
   };
 }
 
+/** Whether the request carries a configured key (read or write); never throws. */
+function knownRequestKey(authorize: RequestAuthorizer, req: Request): boolean {
+  try {
+    authorize(req, "read");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** /metrics behind METRICS_TOKEN: 401 without it, counted as a wrong key when another token is sent. */
 function metricsGuard(token: string, throttle: AuthThrottle): RequestHandler {
   return async (req, _res, next) => {
@@ -140,6 +159,7 @@ function requestLog(logger: Logger): RequestHandler {
 export function createHttpApp(options: HttpAppOptions): Express {
   const { services, metrics, readiness, logger } = options;
   const authenticate = createAuthenticator(options.auth);
+  const authorize = requestAuthorizer(authenticate);
   const limits = options.limits ?? DEFAULT_LIMITS;
   const limitWrites = createWriteLimiter(limits, keyIds(options.auth));
   const throttle = createAuthThrottle(limits);
@@ -189,17 +209,16 @@ export function createHttpApp(options: HttpAppOptions): Express {
   app.use("/v1", async (req, _res, next) => {
     const client = clientOf(req);
     await throttle.check(client);
-    if (bearerToken(req.headers.authorization) !== null && !knownKey(authenticate, req.headers.authorization))
-      await throttle.failed(client);
+    if (bearerToken(req.headers.authorization) !== null && !knownRequestKey(authorize, req)) await throttle.failed(client);
     next();
   });
   if (options.scans) {
-    const pin = pinScan(options.scans, { authorize: (req) => void authenticate(req.headers.authorization, "read") });
+    const pin = pinScan(options.scans, { authorize: (req) => void authorize(req, "read") });
     app.use("/v1", pin);
     app.use("/trpc", pin);
   }
   registerRoutes(app, services, table, {
-    authenticate,
+    authorize,
     limitWrites,
     bodyLimitBytes: limits.bodyLimitBytes,
     maxAnswerBytes: limits.maxAnswerBytes,
@@ -244,7 +263,7 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   // An unknown path under /v1 still needs a key: without one, every /v1 call is a 401.
   app.use("/v1", (req, _res, next) => {
-    authenticate(req.headers.authorization, "read");
+    authorize(req, "read");
     next();
   });
   if (options.pages) {

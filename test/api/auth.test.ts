@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bearerToken, constantTimeEqual, createAuthenticator } from "../../src/api/auth.js";
+import { bearerToken, constantTimeEqual, createAuthenticator, requestAuthorizer, type Authenticator } from "../../src/api/auth.js";
 
 const RW = "rw-key-0123456789abcdef";
 const RO = "ro-key-0123456789abcdef";
@@ -47,5 +47,26 @@ describe("auth", () => {
     // different lengths must not throw (timingSafeEqual would on raw buffers)
     expect(constantTimeEqual("short", "a much longer string")).toBe(false);
     expect(bearerToken("Bearer  tok ")).toBe("tok");
+  });
+});
+
+describe("requestAuthorizer", () => {
+  it("asks the authenticator once a request and checks each need against that answer", () => {
+    let asked = 0;
+    const counting: Authenticator = (header, need) => {
+      asked += 1;
+      return auth(header, need);
+    };
+    const authorize = requestAuthorizer(counting);
+    const reader = { headers: { authorization: `Bearer ${RO}` } };
+    expect(authorize(reader, "read")).toBe("read");
+    expect(codeOf(() => authorize(reader, "write"))).toBe("forbidden");
+    expect(asked).toBe(1);
+    const writer = { headers: { authorization: `Bearer ${RW}` } };
+    expect(authorize(writer, "write")).toBe("write");
+    const stranger = { headers: { authorization: "Bearer nope" } };
+    expect(codeOf(() => authorize(stranger, "read"))).toBe("unauthorized");
+    expect(codeOf(() => authorize(stranger, "read"))).toBe("unauthorized");
+    expect(asked).toBe(3);
   });
 });

@@ -2,13 +2,14 @@
 // input with the entry's schema, call the service, send JSON. Nothing else.
 import express, { type Express, type Request, type RequestHandler } from "express";
 import type { Services } from "../../services/types.js";
-import type { Access, Authenticator } from "../auth.js";
+import type { Access, RequestAuthorizer } from "../auth.js";
 import { restInput, type AnyEndpoint, type EndpointTable } from "../endpoint.js";
 import { answerJson, answerTooLarge, type WriteLimiter } from "../limits.js";
 import { parseInput } from "../schemas.js";
 
 export interface RouteOptions {
-  authenticate: Authenticator;
+  /** the request's access, asked once a request (auth.ts) */
+  authorize: RequestAuthorizer;
   limitWrites: WriteLimiter;
   /** body size cap for POST routes */
   bodyLimitBytes: number;
@@ -16,9 +17,9 @@ export interface RouteOptions {
   maxAnswerBytes: number;
 }
 
-function requireAccess(authenticate: Authenticator, need: Access): RequestHandler {
+function requireAccess(authorize: RequestAuthorizer, need: Access): RequestHandler {
   return (req, _res, next) => {
-    authenticate(req.headers.authorization, need);
+    authorize(req, need);
     next();
   };
 }
@@ -48,10 +49,10 @@ const answer = (e: AnyEndpoint, services: Services, maxAnswerBytes: number): Req
 };
 
 export function registerRoutes(app: Express, services: Services, table: EndpointTable, options: RouteOptions): void {
-  const { authenticate, limitWrites } = options;
+  const { authorize, limitWrites } = options;
   // Auth runs per route (after routing), so the HTTP metrics label 401s with the route pattern.
-  const read = requireAccess(authenticate, "read");
-  const authorizeWrite = requireAccess(authenticate, "write");
+  const read = requireAccess(authorize, "read");
+  const authorizeWrite = requireAccess(authorize, "write");
   // Counted only once the key is known to be a read-write key.
   const limited: RequestHandler = async (req, _res, next) => {
     await limitWrites(req.headers.authorization);
