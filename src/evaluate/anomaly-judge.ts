@@ -73,6 +73,18 @@ export function feedbackSignature(starts: ReadonlySet<number> | undefined): stri
  * clock moves its gap). The reading then holds this scan's judgements for the next.
  */
 export function judgeGroup(reading: GroupReading, feedback: FeedbackIndex, into: Map<string, AnomalyJudgement>): void {
+  for (const _step of judgeGroupSteps(reading, feedback, into));
+}
+
+/**
+ * judgeGroup one check at a time: it pauses after each, so a caller can hand the event loop back
+ * between them (a table's checks with segments score for most of a second in all).
+ */
+export function* judgeGroupSteps(
+  reading: GroupReading,
+  feedback: FeedbackIndex,
+  into: Map<string, AnomalyJudgement>,
+): Generator<void, void> {
   const group = reading.group;
   for (const test of group.cadenceTests) into.set(test.key, judgeAnomalyCheck(test, { reading, grain: null }, feedback));
   const held = new Map<string, HeldJudgement>();
@@ -91,6 +103,7 @@ export function judgeGroup(reading: GroupReading, feedback: FeedbackIndex, into:
         judged: judgement.judged,
         verdicts,
       });
+      if (judgement !== before) yield;
     }
   }
   reading.held = held;

@@ -24,3 +24,13 @@ export async function mapSlices<T, U>(items: readonly T[], map: (slice: readonly
   );
   return out;
 }
+
+/** Work that pauses itself (a generator) run to its end, the event loop handed back every `budgetMs`. */
+export async function runSteps(steps: Iterator<unknown>, budgetMs = 20): Promise<void> {
+  let since = performance.now();
+  while (!steps.next().done) {
+    if (performance.now() - since < budgetMs) continue;
+    await yieldToLoop();
+    since = performance.now();
+  }
+}

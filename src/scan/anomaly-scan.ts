@@ -10,7 +10,8 @@ import type { SeriesGroup } from "../plan/series-query.js";
 import type { WarehouseSchema } from "../plan/types.js";
 import type { Warehouse } from "../warehouse/warehouse.js";
 import { rejudgeGroup, type SeriesCache } from "../read-model/series-cache.js";
-import { judgeGroup } from "../evaluate/anomaly-judge.js";
+import { judgeGroupSteps } from "../evaluate/anomaly-judge.js";
+import { runSteps } from "../event-loop/chunked.js";
 import { seeLoads, type LoadChange, type LoadHistory } from "../evaluate/load-arrivals.js";
 import type { TableParts } from "../plan/fingerprint-query.js";
 import { judgeReading, readAnomalySeries, type ReadOptions } from "./anomaly-series.js";
@@ -92,7 +93,9 @@ export async function readAnomaliesFor(
       if (seen.change) changes.set(id, seen.change);
       group.loads = { history: seen.history, now: at };
     }
-    judgeGroup(group, feedback, judgements);
+    // A check at a time, the event loop handed back between them: judging a table's segments
+    // in one go held it for most of a second.
+    return runSteps(judgeGroupSteps(group, feedback, judgements));
   };
   const reading = await readAnomalySeries(tests, schema, warehouses, { ...options, reuse, fingerprintOf, onGroup });
   const seconds = (performance.now() - started) / 1000;

@@ -4,11 +4,11 @@
 // only its own checks "not evaluated"; a lost connection or a timeout fails the scan, as every
 // other query of the scan does.
 import pLimit from "p-limit";
-import { judgeAnomalyCheck, judgeGroup, skippedObservation } from "../evaluate/anomaly-judge.js";
+import { judgeAnomalyCheck, judgeGroupSteps, skippedObservation } from "../evaluate/anomaly-judge.js";
 import type { FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { AnomalyJudgement, CheckObservation, FlaggedBucket } from "../evaluate/types.js";
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
-import { forEachSlice } from "../event-loop/chunked.js";
+import { runSteps } from "../event-loop/chunked.js";
 import { readSegmentedSeries, readSeries, type GrainReading, type GroupReading } from "../evaluate/series-values.js";
 import type { InferredTest } from "../infer/types.js";
 import { cadenceQuery, parseCadence, usualGapSeconds } from "../plan/cadence-query.js";
@@ -52,8 +52,8 @@ export interface ReadOptions {
   reuse?: (group: SeriesGroup) => GroupReading | null;
   /** the table's fingerprint at the start of the scan, stamped on each reading (see reuse) */
   fingerprintOf?: (group: SeriesGroup) => string | null;
-  /** called with each group's reading as it is complete (the scan judges it while others are read) */
-  onGroup?: (reading: GroupReading) => void;
+  /** called with each group's reading as it is complete (the scan judges it while others are read; awaited before the reading is returned) */
+  onGroup?: (reading: GroupReading) => void | Promise<void>;
 }
 
 type Ask = (sql: string, queryId: string) => Promise<{ rows: Record<string, unknown>[] } | { refused: string }>;
@@ -146,12 +146,18 @@ export async function readAnomalySeries(
   let seconds = 0;
   let reused = 0;
   const groups = new Map<string, GroupReading>();
+  const judgings: Promise<void>[] = [];
   await Promise.all(
     plan.groups.map((group, index) =>
       limit(async () => {
         const done = (reading: GroupReading) => {
           groups.set(group.id, reading);
-          options.onGroup?.(reading);
+          // Not awaited here: the query slot is free for the next group while this one is judged.
+          const judging = options.onGroup?.(reading);
+          if (!judging) return;
+          // Handled here as well: if a query fails first, nobody awaits it.
+          judging.catch(() => {});
+          judgings.push(judging);
         };
         const held = options.reuse?.(group) ?? null;
         if (held) {
@@ -177,6 +183,7 @@ export async function readAnomalySeries(
       }),
     ),
   );
+  await Promise.all(judgings);
   return { plan, groups, queries, seconds, reused };
 }
 
@@ -204,13 +211,7 @@ export async function judgeReading(
   const pending = reading.plan.groups.filter(
     (g) => reading.groups.has(g.id) && ![...g.cadenceTests, ...g.grains.flatMap((x) => x.tests)].every((t) => judgements.has(t.key)),
   );
-  await forEachSlice(
-    pending,
-    (slice) => {
-      for (const group of slice) judgeGroup(reading.groups.get(group.id)!, feedback, judgements);
-    },
-    1,
-  );
+  for (const group of pending) await runSteps(judgeGroupSteps(reading.groups.get(group.id)!, feedback, judgements));
   const observations = new Map<string, CheckObservation>();
   const flagged: FlaggedBucket[] = [];
   const judged: string[] = [];
