@@ -1,5 +1,6 @@
 // A catalogue version's checks and test definitions, written once: a scan of a version the store
 // already holds writes nothing here.
+import { mapSlices } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
 import { notifyChange } from "./change-feed.js";
 import { checkId } from "./check-id.js";
@@ -35,7 +36,10 @@ export async function ensureCatalogVersion(
       check: "text",
       sample_sql: "text",
     },
-    rows: distinct.map((t) => [checkId(t.key), t.key, t.datasource, t.table, t.filter, t.rule, t.check, t.sample_sql]),
+    // In slices: a catalogue's first scan hashes tens of thousands of keys here.
+    rows: await mapSlices(distinct, (slice) =>
+      slice.map((t) => [checkId(t.key), t.key, t.datasource, t.table, t.filter, t.rule, t.check, t.sample_sql]),
+    ),
     onConflict: `ON CONFLICT ("id") DO NOTHING`,
   });
   await insertRows(sql, {
@@ -50,7 +54,9 @@ export async function ensureCatalogVersion(
       confidence: "text",
       tolerance: "float8",
     },
-    rows: tests.map((t) => [version, t.metric, checkId(t.key), t.rule, t.name, t.severity, t.confidence, t.tolerance]),
+    rows: await mapSlices(tests, (slice) =>
+      slice.map((t) => [version, t.metric, checkId(t.key), t.rule, t.name, t.severity, t.confidence, t.tolerance]),
+    ),
     // inferCatalog yields one test per (metric, key); a repeat would be a bug upstream, not a reason to fail the scan
     onConflict: `ON CONFLICT DO NOTHING`,
   });

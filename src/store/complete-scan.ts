@@ -58,9 +58,12 @@ async function writeObservations(sql: Sql, scan: FinishedScan, at: Date): Promis
   const incoming = `SELECT * FROM ${unnestFrom(OBSERVATION_COLUMNS)}`;
   const same = `(c."outcome", c."rows_affected", c."rows_total", c."message", c."sample_sql") IS NOT DISTINCT FROM (i."outcome", i."rows_affected", i."rows_total", i."message", i."sample_sql")`;
   // The final INSERT sees the table as it was before the CTE's UPDATE: a check with an open row
-  // gets a new one only if that row was just closed.
-  await sql(
-    `WITH i AS (${incoming}),
+  // gets a new one only if that row was just closed. A check is in one statement only, so the
+  // statements can split the rows: the driver serialises each statement's arrays in one go
+  // (34,000 checks at 10,000 metrics held the event loop for some 100 ms).
+  for (let start = 0; start < rows.length; start += OBSERVATIONS_PER_STATEMENT)
+    await sql(
+      `WITH i AS (${incoming}),
      closed AS (
        UPDATE "check_results" c SET "valid_to" = $${n + 1} FROM i
         WHERE c."check_id" = i."check_id" AND c."valid_to" IS NULL AND NOT ${same}
@@ -69,9 +72,11 @@ async function writeObservations(sql: Sql, scan: FinishedScan, at: Date): Promis
      SELECT i.*, $${n + 2}, $${n + 1} FROM i
       WHERE i."check_id" IN (SELECT "check_id" FROM closed)
          OR NOT EXISTS (SELECT 1 FROM "check_results" c WHERE c."check_id" = i."check_id" AND c."valid_to" IS NULL)`,
-    [...toColumnArrays(rows, n), at, scan.scan_id],
-  );
+      [...toColumnArrays(rows.slice(start, start + OBSERVATIONS_PER_STATEMENT), n), at, scan.scan_id],
+    );
 }
+
+const OBSERVATIONS_PER_STATEMENT = 5_000;
 
 /** Status periods and current statuses; rows whose values did not change are not touched. */
 async function writeStatuses(sql: Sql, scan: FinishedScan, at: Date): Promise<void> {
