@@ -80,6 +80,10 @@ export function createServices(options: ServicesOptions): DaemonServices {
     currentObservations: () => readModel.view().observations,
     seriesCache: createSeriesCache(),
     heldVerdicts: () => readModel.verdicts.held(),
+    heldStatuses: () => {
+      const view = readModel.view();
+      return { scanId: view.scan?.scan_id ?? null, statuses: view.statuses };
+    },
   });
   const reliability = createReliabilityService({ readModel, store, scanService });
   const uncached: Services = {

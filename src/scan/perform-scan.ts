@@ -84,7 +84,9 @@ async function succeed(steps: ScanSteps, record: ScanRecord, signal: AbortSignal
   options.findings?.set(outcome.findings);
   const storeStarted = performance.now();
   await inputs.catalogWritten;
-  const scan = await store.completeScan(finishedScan(record.scan_id, snapshot, outcome, options.heldVerdicts?.() ?? null));
+  const scan = await store.completeScan(
+    finishedScan(record.scan_id, snapshot, outcome, options.heldVerdicts?.() ?? null, options.heldStatuses?.() ?? null),
+  );
   // The store now holds this scan's loads, series and pass: so does this replica, without reading them back.
   steps.loads.set(loadsAfter(inputs.loads, outcome.anomalies.loads, scan, inputs.clock));
   options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);

@@ -6,8 +6,10 @@ import { failingTests } from "../incidents/failing-tests.js";
 import { groupProblems } from "../incidents/group-problems.js";
 import type { ScanWrite } from "../read-model/apply-scan.js";
 import { verdictChanges, type HeldVerdicts } from "../read-model/verdict-holder.js";
+import type { MetricStatus } from "../derive/types.js";
 import type { FinishedScan, ScanRecord, VerdictsWrite } from "../store/store.js";
 import type { ScanOutcome } from "./execute-scan.js";
+import type { HeldStatuses } from "./types.js";
 
 /**
  * The scan's verdicts against those the replica holds (read-model/verdict-holder.ts): the store
@@ -28,15 +30,41 @@ export function verdictsWrite(held: HeldVerdicts | null, all: ReadonlyMap<string
   };
 }
 
+/** Counts as the store's integer columns take them (apply-scan.ts does the same). */
+const count = (value: number): number => (Number.isFinite(value) ? Math.trunc(value) || 0 : 0);
+
+const sameStatus = (a: MetricStatus | undefined, b: MetricStatus): boolean =>
+  a !== undefined &&
+  a.status === b.status &&
+  a.safe_to_use === b.safe_to_use &&
+  count(a.tests.total) === count(b.tests.total) &&
+  count(a.tests.passing) === count(b.tests.passing) &&
+  count(a.tests.failing) === count(b.tests.failing) &&
+  count(a.tests.warning) === count(b.tests.warning);
+
+/** The scan's statuses that differ from those held (see FinishedScan.statusesChanged); null: no basis. */
+export function statusesChanged(held: HeldStatuses | null, statuses: readonly MetricStatus[]): FinishedScan["statusesChanged"] | null {
+  if (held === null || held.scanId === null) return null;
+  return { basis: held.scanId, changed: statuses.filter((s) => !sameStatus(held.statuses.get(s.metric_name), s)) };
+}
+
 /** completeScan's input: the results, the statuses, the anomalies and the incidents' problems of one scan. */
-export function finishedScan(scanId: string, snapshot: CatalogSnapshot, outcome: ScanOutcome, held: HeldVerdicts | null): FinishedScan {
+export function finishedScan(
+  scanId: string,
+  snapshot: CatalogSnapshot,
+  outcome: ScanOutcome,
+  held: HeldVerdicts | null,
+  heldStatuses: HeldStatuses | null = null,
+): FinishedScan {
   // Failing tests by root table: the store opens, extends or resolves incidents with them.
   const problems = groupProblems(failingTests(snapshot.tests, outcome.observations, outcome.blocked), snapshot.metrics);
+  const changed = statusesChanged(heldStatuses, outcome.statuses);
   return {
     scan_id: scanId,
     catalog: { version: snapshot.version, tests: snapshot.tests },
     observations: outcome.observations,
     statuses: outcome.statuses,
+    ...(changed ? { statusesChanged: changed } : {}),
     summary: outcome.summary,
     anomalies: {
       flagged: outcome.anomalies.flagged,

@@ -1,3 +1,4 @@
+import type { MetricStatus } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { FindingsHolder } from "../infer/catalog-findings.js";
@@ -48,4 +49,12 @@ export interface ScanServiceOptions {
   loadClock?: () => number;
   /** the verdicts the read model holds (read-model/verdict-holder.ts): the basis of the scan's verdicts write */
   heldVerdicts?: () => HeldVerdicts;
+  /** the statuses the read model holds, as of its scan: the basis of the scan's statuses write */
+  heldStatuses?: () => HeldStatuses;
+}
+
+/** The statuses a replica's view holds, and the scan they are of (null: none). */
+export interface HeldStatuses {
+  scanId: string | null;
+  statuses: ReadonlyMap<string, MetricStatus>;
 }

@@ -102,6 +102,12 @@ export interface FinishedScan {
   /** one per distinct check (InferredTest.key) */
   observations: ReadonlyMap<string, CheckObservation>;
   statuses: readonly MetricStatus[];
+  /**
+   * The statuses of `statuses` that differ from those the replica held as of the scan `basis`
+   * (its view's): when the store's newest scan is `basis`, only these are written (the others
+   * are in the store as they are); otherwise all of them. Absent: all of them.
+   */
+  statusesChanged?: { basis: string; changed: readonly MetricStatus[] };
   /** test counts over every (metric, test) of the scan */
   summary: TestCounts;
   /**

@@ -1,6 +1,7 @@
 // The Store contract, run against every target in databases.ts (PGlite, and PostgreSQL when
 // DATABASE_URL is set).
 import { describe, expect, it } from "vitest";
+import type { MetricStatus } from "../../src/derive/types.js";
 import { ABORTED_ERROR } from "../../src/store/prisma-store.js";
 import { targets } from "./databases.js";
 import { withStore } from "./with-store.js";
@@ -167,6 +168,27 @@ describe.each(targets)("store on $name", (target) => {
     // a metric absent from later scans is left alone
     expect(await s.store.latestStatus("other")).toMatchObject({ status: "degraded", since: at(10), checked_at: at(10), scan_id: "a" });
     expect(await s.store.statusHistory("other", 10)).toEqual([{ status: "degraded", from: at(10), to: null }]);
+  });
+
+  it("writes only the statuses that changed since the replica's basis, and every one on another basis", async () => {
+    const tests = [test("m", "k"), test("n", "j")];
+    await scan("a", 10, tests, { k: observation() }, [status("m", "healthy"), status("n", "healthy")]);
+    // On basis "a" only `changed` is written: m's status here is never sent, so it stays.
+    const complete = async (id: string, minute: number, statuses: MetricStatus[], basis: string, changed: MetricStatus[]) => {
+      await s.store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
+      s.clock = at(minute);
+      await s.store.completeScan({ ...finished(id, tests, { k: observation() }, statuses), statusesChanged: { basis, changed } });
+    };
+    await complete("b", 20, [status("m", "unreliable"), status("n", "degraded")], "a", [status("n", "degraded")]);
+    expect(await s.store.latestStatus("m")).toMatchObject({ status: "healthy", since: at(10), scan_id: "a" });
+    expect(await s.store.latestStatus("n")).toMatchObject({ status: "degraded", since: at(20), scan_id: "b" });
+    // A basis that is not the store's newest scan (another replica's scan came between): all of them.
+    await complete("c", 30, [status("m", "unreliable"), status("n", "degraded")], "a", []);
+    expect(await s.store.latestStatus("m")).toMatchObject({ status: "unreliable", since: at(30), scan_id: "c" });
+    expect(await s.store.statusHistory("m", 10)).toEqual([
+      { status: "unreliable", from: at(30), to: null },
+      { status: "healthy", from: at(10), to: at(30) },
+    ]);
   });
 
   it("does not let a scan overtaken by a later one roll statuses or results back", async () => {
