@@ -82,7 +82,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
     heldVerdicts: () => readModel.verdicts.held(),
     heldStatuses: () => {
       const view = readModel.view();
-      return { scanId: view.scan?.scan_id ?? null, statuses: view.statuses };
+      return { scanId: view.scan?.scan_id ?? null, statuses: view.statuses, observations: view.observations };
     },
   });
   const reliability = createReliabilityService({ readModel, store, scanService });

@@ -4,9 +4,10 @@ import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { failingTests } from "../incidents/failing-tests.js";
 import { groupProblems } from "../incidents/group-problems.js";
-import type { ScanWrite } from "../read-model/apply-scan.js";
+import { storedObservation, type ScanWrite } from "../read-model/apply-scan.js";
 import { verdictChanges, type HeldVerdicts } from "../read-model/verdict-holder.js";
 import type { MetricStatus } from "../derive/types.js";
+import type { CheckObservation } from "../evaluate/types.js";
 import type { FinishedScan, ScanRecord, VerdictsWrite } from "../store/store.js";
 import type { ScanOutcome } from "./execute-scan.js";
 import type { HeldStatuses } from "./types.js";
@@ -48,6 +49,29 @@ export function statusesChanged(held: HeldStatuses | null, statuses: readonly Me
   return { basis: held.scanId, changed: statuses.filter((s) => !sameStatus(held.statuses.get(s.metric_name), s)) };
 }
 
+/** The checks whose observation is the one held, as the store keeps it (storedObservation). */
+export function observationsSame(
+  held: HeldStatuses | null,
+  observations: ReadonlyMap<string, CheckObservation>,
+): FinishedScan["observationsSame"] | null {
+  if (held === null || held.scanId === null || !held.observations) return null;
+  const keys = new Set<string>();
+  for (const [key, o] of observations) {
+    const before = held.observations.get(key);
+    if (before === undefined) continue;
+    const now = storedObservation(o);
+    if (
+      before.outcome === now.outcome &&
+      before.rows_affected === now.rows_affected &&
+      before.rows_total === now.rows_total &&
+      before.message === now.message &&
+      (before.sample_sql ?? null) === (now.sample_sql ?? null)
+    )
+      keys.add(key);
+  }
+  return { basis: held.scanId, keys };
+}
+
 /** completeScan's input: the results, the statuses, the anomalies and the incidents' problems of one scan. */
 export function finishedScan(
   scanId: string,
@@ -59,12 +83,14 @@ export function finishedScan(
   // Failing tests by root table: the store opens, extends or resolves incidents with them.
   const problems = groupProblems(failingTests(snapshot.tests, outcome.observations, outcome.blocked), snapshot.metrics);
   const changed = statusesChanged(heldStatuses, outcome.statuses);
+  const same = observationsSame(heldStatuses, outcome.observations);
   return {
     scan_id: scanId,
     catalog: { version: snapshot.version, tests: snapshot.tests },
     observations: outcome.observations,
     statuses: outcome.statuses,
     ...(changed ? { statusesChanged: changed } : {}),
+    ...(same ? { observationsSame: same } : {}),
     summary: outcome.summary,
     anomalies: {
       flagged: outcome.anomalies.flagged,

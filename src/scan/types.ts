@@ -53,8 +53,9 @@ export interface ScanServiceOptions {
   heldStatuses?: () => HeldStatuses;
 }
 
-/** The statuses a replica's view holds, and the scan they are of (null: none). */
+/** The statuses and check results a replica's view holds, and the scan they are of (null: none). */
 export interface HeldStatuses {
   scanId: string | null;
   statuses: ReadonlyMap<string, MetricStatus>;
+  observations?: ReadonlyMap<string, CheckObservation>;
 }

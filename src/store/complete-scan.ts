@@ -154,9 +154,12 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
   if (overtaken.rows.length === 0) {
     // Results an incremental scan kept as they were are in the store as they are: not sent again.
     const unchanged = scan.unchanged;
-    const changed = unchanged?.size
-      ? { ...scan, observations: new Map([...scan.observations].filter(([key]) => !unchanged.has(key))) }
-      : scan;
+    // And those the scan found as the replica held them, when the store still holds that scan's.
+    const same = scan.observationsSame?.basis === previous?.id ? scan.observationsSame?.keys : undefined;
+    const changed =
+      unchanged?.size || same?.size
+        ? { ...scan, observations: new Map([...scan.observations].filter(([key]) => !unchanged?.has(key) && !same?.has(key))) }
+        : scan;
     await writeObservations(sql, changed, finishedAt);
     await writePasses(sql, scan);
     await writeStatuses(sql, scan, finishedAt, previous?.id ?? null);

@@ -108,6 +108,11 @@ export interface FinishedScan {
    * are in the store as they are); otherwise all of them. Absent: all of them.
    */
   statusesChanged?: { basis: string; changed: readonly MetricStatus[] };
+  /**
+   * The checks whose observation equals the one the replica held as of the scan `basis`: when the
+   * store's newest scan is `basis`, their rows are as they are and are not sent. Absent: none.
+   */
+  observationsSame?: { basis: string; keys: ReadonlySet<string> };
   /** test counts over every (metric, test) of the scan */
   summary: TestCounts;
   /**

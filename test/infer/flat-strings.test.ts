@@ -23,7 +23,14 @@ describe("withPooledStrings", () => {
   it("copies plain data with pooled strings and keeps other objects as they are", () => {
     const pool = createStringPool();
     const at = new Date(0);
-    const value = { key: `k${1}`, columns: [{ table: "db.t", column: "amount" }], probe: { type: "schema" }, at, tolerance: 0.01, filter: null };
+    const value = {
+      key: `k${1}`,
+      columns: [{ table: "db.t", column: "amount" }],
+      probe: { type: "schema" },
+      at,
+      tolerance: 0.01,
+      filter: null,
+    };
     const copy = withPooledStrings(value, pool);
     expect(copy).toEqual(value);
     expect(copy).not.toBe(value);

@@ -191,6 +191,28 @@ describe.each(targets)("store on $name", (target) => {
     ]);
   });
 
+  it("leaves the check results the replica held as they are, unless another scan came between", async () => {
+    const tests = [test("m", "k"), test("m", "j")];
+    await scan("a", 10, tests, { k: observation(0), j: observation(0) }, [status("m", "healthy")]);
+    const complete = async (id: string, minute: number, observations: Parameters<typeof finished>[2], basis: string) => {
+      await s.store.createScan({ scan_id: id, trigger: "manual", started_at: at(minute - 1) });
+      s.clock = at(minute);
+      await s.store.completeScan({
+        ...finished(id, tests, observations, [status("m", "healthy")]),
+        observationsSame: { basis, keys: new Set(["k"]) },
+      });
+    };
+    // k is listed as held: what the scan says of it here is never sent, so the stored row stands.
+    await complete("b", 20, { k: observation(5), j: observation(2) }, "a");
+    let stored = await observations();
+    expect(stored.get("k")).toMatchObject({ rows_affected: 0 });
+    expect(stored.get("j")).toMatchObject({ rows_affected: 2 });
+    // On a basis that is not the store's newest scan, every result is sent.
+    await complete("c", 30, { k: observation(5), j: observation(2) }, "a");
+    stored = await observations();
+    expect(stored.get("k")).toMatchObject({ rows_affected: 5 });
+  });
+
   it("does not let a scan overtaken by a later one roll statuses or results back", async () => {
     const tests = [test("m", "k")];
     await s.store.createScan({ scan_id: "slow", trigger: "schedule", started_at: at(1) });
