@@ -40,7 +40,8 @@ export function storedObservation(o: CheckObservation): CheckObservation {
   return observation;
 }
 
-const sameValues = (row: StoredMetricStatus, s: MetricStatus): boolean =>
+/** Whether the store's row (`row`) already holds `s`'s values: its upsert would leave it alone. */
+export const sameValues = (row: MetricStatus, s: MetricStatus): boolean =>
   row.status === s.status &&
   row.safe_to_use === s.safe_to_use &&
   row.tests.total === integer(s.tests.total) &&

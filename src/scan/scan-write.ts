@@ -4,7 +4,7 @@ import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { failingTests } from "../incidents/failing-tests.js";
 import { groupProblems } from "../incidents/group-problems.js";
-import { storedObservation, type ScanWrite } from "../read-model/apply-scan.js";
+import { sameValues, storedObservation, type ScanWrite } from "../read-model/apply-scan.js";
 import { verdictChanges, type HeldVerdicts } from "../read-model/verdict-holder.js";
 import type { MetricStatus } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
@@ -31,22 +31,16 @@ export function verdictsWrite(held: HeldVerdicts | null, all: ReadonlyMap<string
   };
 }
 
-/** Counts as the store's integer columns take them (apply-scan.ts does the same). */
-const count = (value: number): number => (Number.isFinite(value) ? Math.trunc(value) || 0 : 0);
-
-const sameStatus = (a: MetricStatus | undefined, b: MetricStatus): boolean =>
-  a !== undefined &&
-  a.status === b.status &&
-  a.safe_to_use === b.safe_to_use &&
-  count(a.tests.total) === count(b.tests.total) &&
-  count(a.tests.passing) === count(b.tests.passing) &&
-  count(a.tests.failing) === count(b.tests.failing) &&
-  count(a.tests.warning) === count(b.tests.warning);
-
 /** The scan's statuses that differ from those held (see FinishedScan.statusesChanged); null: no basis. */
 export function statusesChanged(held: HeldStatuses | null, statuses: readonly MetricStatus[]): FinishedScan["statusesChanged"] | null {
   if (held === null || held.scanId === null) return null;
-  return { basis: held.scanId, changed: statuses.filter((s) => !sameStatus(held.statuses.get(s.metric_name), s)) };
+  return {
+    basis: held.scanId,
+    changed: statuses.filter((s) => {
+      const row = held.statuses.get(s.metric_name);
+      return row === undefined || !sameValues(row, s);
+    }),
+  };
 }
 
 /** The checks whose observation is the one held, as the store keeps it (storedObservation). */
