@@ -5,10 +5,15 @@ import Holidays from "date-holidays";
 
 const DAY_MS = 86_400_000;
 
-/** One public holiday as whole UTC days: `day` is the epoch day of its date, `days` how many it lasts. */
+/**
+ * One public holiday as whole UTC days (`day` the epoch day of its date, `days` how many it
+ * lasts), and as the instants it starts and ends in the region's own time zone (epoch ms).
+ */
 export interface HolidayDays {
   day: number;
   days: number;
+  from: number;
+  to: number;
   name: string;
 }
 
@@ -32,7 +37,7 @@ export function publicHolidays(region: string, year: number): readonly HolidayDa
     const day = Math.floor(Date.parse(`${holiday.date.slice(0, 10)}T00:00:00Z`) / DAY_MS);
     if (!Number.isFinite(day)) continue;
     const span = (holiday.end.getTime() - holiday.start.getTime()) / DAY_MS;
-    days.push({ day, days: Math.max(1, Math.round(span)), name: holiday.name });
+    days.push({ day, days: Math.max(1, Math.round(span)), from: holiday.start.getTime(), to: holiday.end.getTime(), name: holiday.name });
   }
   cache.set(key, days);
   return days;

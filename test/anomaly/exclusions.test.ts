@@ -12,10 +12,17 @@ const hours = (from: string, n: number) => Array.from({ length: n }, (_, i) => D
 const iso = (ms: number) => new Date(ms).toISOString();
 
 describe("publicHolidays", () => {
-  it("lists a country's public holidays only, as UTC days", () => {
+  it("lists a country's public holidays only, as UTC days and as the instants of the region's own day", () => {
     const us = publicHolidays("US", 2026);
     const christmas = us.find((h) => h.name === "Christmas Day");
-    expect(christmas).toEqual({ day: Date.UTC(2026, 11, 25) / DAY, days: 1, name: "Christmas Day" });
+    // New York's 25 December: 05:00 UTC to 05:00 UTC the next day.
+    expect(christmas).toEqual({
+      day: Date.UTC(2026, 11, 25) / DAY,
+      days: 1,
+      from: Date.parse("2026-12-25T05:00:00Z"),
+      to: Date.parse("2026-12-26T05:00:00Z"),
+      name: "Christmas Day",
+    });
     // Bavaria: Corpus Christi is public there; Christmas Eve (a bank holiday) and Valentine's Day (an observance) are not.
     const by = publicHolidays("de-by", 2026).map((h) => h.name);
     expect(by).toContain("Corpus Christi");
@@ -30,7 +37,7 @@ describe("excludedStarts", () => {
     expect(excludedStarts(days("2026-12-20", 10), "day", { holidays: null, exclude: [] }).size).toBe(0);
   });
 
-  it("excludes the UTC day of a holiday at day grain, and every hour of it at hour grain", () => {
+  it("excludes the UTC day of a holiday at day grain, and its hours in the region's own time at hour grain", () => {
     const daily = excludedStarts(days("2026-12-20", 10), "day", { holidays: "GB" });
     expect([...daily].map(([s, r]) => [iso(s).slice(0, 10), r])).toEqual([
       ["2026-12-25", "holiday: Christmas Day"],
@@ -40,14 +47,22 @@ describe("excludedStarts", () => {
     ]);
     const hourly = excludedStarts(hours("2026-12-24", 72), "hour", { holidays: "US" });
     expect(hourly.size).toBe(24);
-    expect(Math.min(...hourly.keys())).toBe(Date.parse("2026-12-25T00:00:00Z"));
-    expect(Math.max(...hourly.keys())).toBe(Date.parse("2026-12-25T23:00:00Z"));
+    expect(Math.min(...hourly.keys())).toBe(Date.parse("2026-12-25T05:00:00Z"));
+    expect(Math.max(...hourly.keys())).toBe(Date.parse("2026-12-26T04:00:00Z"));
     expect(new Set(hourly.values())).toEqual(new Set(["holiday: Christmas Day"]));
+    // Sydney's Christmas and Boxing Day begin the evening before in UTC: 13:00.
+    const sydney = [...excludedStarts(hours("2026-12-24", 72), "hour", { holidays: "AU-NSW" }).keys()].map(iso);
+    expect(sydney[0]).toBe("2026-12-24T13:00:00.000Z");
+    expect(sydney).toHaveLength(48);
   });
 
   it("finds holidays in every year a series spans", () => {
     const map = excludedStarts(days("2025-12-30", 4), "day", { holidays: "US" });
     expect([...map.keys()].map(iso)).toEqual(["2026-01-01T00:00:00.000Z"]);
+    // Sydney's New Year's Day of 2027 begins on the last UTC day of 2026.
+    const hourly = excludedStarts(hours("2026-12-31", 24), "hour", { holidays: "AU-NSW" });
+    expect([...hourly].map(([start, reason]) => [iso(start).slice(11, 13), reason])[0]).toEqual(["13", "holiday: New Year's Day"]);
+    expect(hourly.size).toBe(11);
   });
 
   it("excludes each bucket that overlaps [from, to): to is exclusive", () => {
