@@ -105,3 +105,13 @@ export function knownKey(authenticate: Authenticator, authorization: string | un
     return false;
   }
 }
+
+/** knownKey for a request, through its once-a-request answer (requestAuthorizer). */
+export function knownRequestKey(authorize: RequestAuthorizer, req: Parameters<RequestAuthorizer>[0]): boolean {
+  try {
+    authorize(req, "read");
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -2,7 +2,7 @@
 // This module only builds the app; main.ts attaches it to the server bound by http-server.ts.
 import { createExpressMiddleware } from "@trpc/server/adapters/express";
 import compression from "compression";
-import express, { type Express, type Request, type RequestHandler } from "express";
+import express, { type Express, type RequestHandler } from "express";
 import type { Readiness } from "../health/readiness.js";
 import { ERROR_CODES } from "../errors/app-error.js";
 import type { Logger } from "../logger.js";
@@ -13,10 +13,10 @@ import {
   constantTimeEqual,
   createAuthenticator,
   keyIds,
+  knownRequestKey,
   requestAuthorizer,
   type Authenticator,
   type AuthOptions,
-  type RequestAuthorizer,
 } from "./auth.js";
 import type { EndpointTable } from "./endpoint.js";
 import { endpoints } from "./endpoints.js";
@@ -99,16 +99,6 @@ export function allowedHosts(allowed: readonly string[]): RequestHandler {
     if (host !== "" && (IP_LITERAL.test(host) || matches(host))) return next();
     sendError(res, new AppError("bad_request", "this daemon does not answer for that host name (ALLOWED_HOSTS)"));
   };
-}
-
-/** Whether the request carries a configured key (read or write); never throws. */
-function knownRequestKey(authorize: RequestAuthorizer, req: Request): boolean {
-  try {
-    authorize(req, "read");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** /metrics behind METRICS_TOKEN: 401 without it, counted as a wrong key when another token is sent. */
