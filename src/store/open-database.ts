@@ -2,6 +2,7 @@
 // data directory. Migrations run first, on a dedicated session, before Prisma sees the schema.
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import v8 from "node:v8";
 import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
@@ -43,7 +44,21 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
     : openPglite(options.dataDir, files, options.logger);
 }
 
+/**
+ * Prisma 7 plans each query in a WebAssembly module (about 3 MB, compiled at the first query).
+ * V8 first compiles it with its baseline compiler, then recompiles the busy functions with its
+ * optimising one in the background: that second compile raised the resident set by 40 to 50 MB
+ * for good (idle daemon 143 -> 98 MB, peak 151 -> 100 MB) and made 500 queries no faster
+ * (docs/benchmarks.md). The flag is process-wide and read when a module is compiled, so it is
+ * set before the client's first query. Not for PGlite: its engine is the database itself,
+ * compute-bound, in a worker of this process.
+ */
+export function keepPrismaWasmBaseline(): void {
+  v8.setFlagsFromString("--liftoff-only");
+}
+
 async function openPostgres(url: string, files: Awaited<ReturnType<typeof readMigrations>>, logger?: Logger): Promise<Database> {
+  keepPrismaWasmBaseline();
   const poolConfig = { connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: "metric-reliability" };
   // pg emits 'error' on idle or checked-out clients when the server goes away; unhandled, that
   // would crash the process. The adapter forwards both to these callbacks.
