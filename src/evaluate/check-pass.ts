@@ -24,7 +24,8 @@ export function nextPass(
   for (const [key, record] of records) {
     const observation = observations.get(key);
     if (record === null || observation === undefined) next.delete(key);
-    else next.set(key, { ...record, observation });
+    // A literal, not a spread: a spread gave each of 20,000 held checks a hidden class of its own.
+    else next.set(key, { basis: record.basis, newest: record.newest, observation });
   }
   return next;
 }

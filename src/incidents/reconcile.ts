@@ -4,7 +4,33 @@
 // so); an open incident whose table has no problem left is resolved. Nothing else changes, so
 // a scan of unchanged data writes nothing.
 import { rootLabel } from "./group-problems.js";
-import type { Incident, IncidentMetric, IncidentTest, TableProblem } from "./types.js";
+import type { Incident, IncidentMetric, IncidentTest, ProblemMetric, ProblemTest, TableProblem } from "./types.js";
+
+// Literals, not spreads: a spread adding `since`/`until` gave each of the thousands of tests and
+// metrics an open incident holds a hidden class of its own (a heap snapshot at 10,000 metrics).
+const incidentTest = (t: ProblemTest, severity: ProblemTest["severity"], since: Date, until: Date | null): IncidentTest => ({
+  check_key: t.check_key,
+  rule: t.rule,
+  name: t.name,
+  check: t.check,
+  column: t.column,
+  severity,
+  since,
+  until,
+});
+const incidentMetric = (
+  m: ProblemMetric,
+  impact: ProblemMetric["impact"],
+  relationship: ProblemMetric["relationship"],
+  since: Date,
+  until: Date | null,
+): IncidentMetric => ({
+  metric_name: m.metric_name,
+  impact,
+  relationship,
+  since,
+  until,
+});
 
 export interface ReconcileContext {
   at: Date;
@@ -23,8 +49,8 @@ function openIncident(problem: TableProblem, { at, scanId, newId }: ReconcileCon
     opened_scan_id: scanId,
     resolved_scan_id: null,
     updated_at: at,
-    tests: problem.tests.map((t) => ({ ...t, since: at, until: null })),
-    metrics: problem.metrics.map((m) => ({ ...m, since: at, until: null })),
+    tests: problem.tests.map((t) => incidentTest(t, t.severity, at, null)),
+    metrics: problem.metrics.map((m) => incidentMetric(m, m.impact, m.relationship, at, null)),
   };
 }
 
@@ -37,18 +63,18 @@ function extend(incident: Incident, problem: TableProblem, at: Date): Incident |
     if (!now) {
       if (t.until !== null) return t;
       changed = true;
-      return { ...t, until: at };
+      return incidentTest(t, t.severity, t.since, at);
     }
     if (t.until === null && t.severity === now.severity) return t;
     // Failing again within the same incident: it keeps the time first seen.
     changed = true;
-    return { ...t, severity: now.severity, until: null };
+    return incidentTest(t, now.severity, t.since, null);
   });
   const known = new Set(incident.tests.map((t) => t.check_key));
   for (const t of problem.tests) {
     if (known.has(t.check_key)) continue;
     changed = true;
-    tests.push({ ...t, since: at, until: null });
+    tests.push(incidentTest(t, t.severity, at, null));
   }
 
   const affectedNow = new Map(problem.metrics.map((m) => [m.metric_name, m]));
@@ -57,19 +83,19 @@ function extend(incident: Incident, problem: TableProblem, at: Date): Incident |
     if (!now) {
       if (m.until !== null) return m;
       changed = true;
-      return { ...m, until: at };
+      return incidentMetric(m, m.impact, m.relationship, m.since, at);
     }
     // The impact it has now: the alert counts metrics the incident makes unreliable now.
     const impact = now.impact;
     if (m.until === null && m.impact === impact && m.relationship === now.relationship) return m;
     changed = true;
-    return { ...m, impact, relationship: now.relationship, until: null };
+    return incidentMetric(m, impact, now.relationship, m.since, null);
   });
   const seen = new Set(incident.metrics.map((m) => m.metric_name));
   for (const m of problem.metrics) {
     if (seen.has(m.metric_name)) continue;
     changed = true;
-    metrics.push({ ...m, since: at, until: null });
+    metrics.push(incidentMetric(m, m.impact, m.relationship, at, null));
   }
   return changed ? { ...incident, tests, metrics, updated_at: at } : null;
 }
@@ -80,8 +106,8 @@ function resolve(incident: Incident, { at, scanId }: ReconcileContext): Incident
     resolved_at: at,
     resolved_scan_id: scanId,
     updated_at: at,
-    tests: incident.tests.map((t) => (t.until === null ? { ...t, until: at } : t)),
-    metrics: incident.metrics.map((m) => (m.until === null ? { ...m, until: at } : m)),
+    tests: incident.tests.map((t) => (t.until === null ? incidentTest(t, t.severity, t.since, at) : t)),
+    metrics: incident.metrics.map((m) => (m.until === null ? incidentMetric(m, m.impact, m.relationship, m.since, at) : m)),
   };
 }
 

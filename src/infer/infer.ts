@@ -133,9 +133,10 @@ function checkSharer(): (test: InferredTest) => InferredTest {
       };
       first.set(check.key, check);
     }
-    // An object literal holds its fields in the object itself (a spread adds them one by one,
-    // past the first few into a separate array): 134,000 tests at 10,000 metrics.
-    const shared = {
+    // One object literal, `measure` included even when undefined: the fields live in the object
+    // itself, and every test shares one hidden class. A spread adding `measure` gave each of the
+    // 23,300 tests with one a hidden class of its own (12 MB at 10,000 metrics, heap snapshot).
+    return {
       key: check.key,
       metric: pool(test.metric),
       rule: pool(test.rule),
@@ -151,8 +152,8 @@ function checkSharer(): (test: InferredTest) => InferredTest {
       filter_columns: check.filter_columns,
       probe: check.probe,
       sample_sql: check.sample_sql,
+      measure: test.measure === undefined ? undefined : pool(test.measure),
     };
-    return test.measure === undefined ? shared : { ...shared, measure: pool(test.measure) };
   };
 }
 
