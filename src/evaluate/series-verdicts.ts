@@ -155,27 +155,54 @@ function packSegments(series: readonly SeriesVerdicts[]): Uint8Array {
   return bytes;
 }
 
-function unpackSegments(checkKey: string, bytes: Uint8Array): SeriesVerdicts[] {
+/** One segment's series as packed: its header, and where its 33-bytes-a-bucket columns lie in the bytes. */
+export interface PackedSegment {
+  start: number;
+  step: number;
+  /** buckets */
+  n: number;
+  segment: SegmentRef | null;
+  excluded: [number, string][] | null;
+  /** offset of the columns (value, expected, lower, upper as f64, flags as u8) in the packed bytes */
+  columnsAt: number;
+}
+
+/** A segmented check's series as packed, without copying their columns (the store encodes from these). */
+export function* packedSegments(bytes: Uint8Array): Generator<PackedSegment> {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out: SeriesVerdicts[] = [];
   let at = 4;
   for (let k = view.getUint32(0, true); k > 0; k--) {
     const n = view.getUint32(at + 16, true);
     const metaLength = view.getUint32(at + 20, true);
     const meta = JSON.parse(utf8Text.decode(bytes.subarray(at + 24, at + 24 + metaLength))) as PackedMeta;
+    const columnsAt = at + 24 + metaLength;
+    yield { start: view.getFloat64(at, true), step: view.getFloat64(at + 8, true), n, segment: meta.g, excluded: meta.x, columnsAt };
+    at = columnsAt + 33 * n;
+  }
+}
+
+/** Buckets a check's verdicts hold, its segments' included (nothing unpacked). */
+export function bucketCount(v: SeriesVerdicts): number {
+  if (!v.packed_segments) return v.flags.length;
+  let n = 0;
+  for (const segment of packedSegments(v.packed_segments)) n += segment.n;
+  return n;
+}
+
+function unpackSegments(checkKey: string, bytes: Uint8Array): SeriesVerdicts[] {
+  const out: SeriesVerdicts[] = [];
+  for (const { start, step, n, segment, excluded, columnsAt } of packedSegments(bytes)) {
     const columns = packedColumns(n);
-    const from = at + 24 + metaLength;
     // The five columns lie in the same order in both: one copy (the bytes need not be 8-byte aligned).
-    new Uint8Array(columns.value.buffer).set(bytes.subarray(from, from + 33 * n));
+    new Uint8Array(columns.value.buffer).set(bytes.subarray(columnsAt, columnsAt + 33 * n));
     out.push({
       check_key: checkKey,
-      start: view.getFloat64(at, true),
-      step: view.getFloat64(at + 8, true),
+      start,
+      step,
       ...columns,
-      excluded: meta.x ? new Map(meta.x) : null,
-      ...(meta.g ? { segment: meta.g } : {}),
+      excluded: excluded ? new Map(excluded) : null,
+      ...(segment ? { segment } : {}),
     });
-    at = from + 33 * n;
   }
   return out;
 }

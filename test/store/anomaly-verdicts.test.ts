@@ -50,7 +50,10 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
     // A segmented check (anomalies.segments): one series per segment in its one row.
     const sum = segmentedVerdicts("sum", [
       verdicts("sum", [1.5, 0], { segment: { dimension: "country", value: "BE", other: false } }),
-      verdicts("sum", [2, 3], { segment: { dimension: "country", value: null, other: false } }),
+      verdicts("sum", [2, 3], {
+        segment: { dimension: "country", value: null, other: false },
+        excluded: new Map([[1, "holiday: Christmas Day"]]),
+      }),
       verdicts("sum", [4, NaN], { segment: { dimension: "country", value: null, other: true } }),
     ]);
     await scan("s1", 1, {
