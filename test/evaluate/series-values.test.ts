@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bucketCount, bucketStarts, readSeries, shiftSeries } from "../../src/evaluate/series-values.js";
+import { bucketCount, bucketStarts, readSeries, shiftSeries, valueBlock } from "../../src/evaluate/series-values.js";
 import type { SeriesOutput } from "../../src/plan/series-query.js";
 
 const span = { start: 1000, end: 1500, step: 100 };
@@ -71,5 +71,29 @@ describe("readSeries", () => {
     ]);
     expect(plain(merged.checks.get("volume")!.values)).toEqual([0, 4, 0, 0, 0]);
     expect(plain(merged.checks.get("mean")!.values)).toEqual([null, 2, null, null, null]);
+  });
+});
+
+describe("valueBlock", () => {
+  it("hands out independent, filled views on one buffer, and refuses one series more than asked for", () => {
+    const take = valueBlock(2, 3);
+    const a = take(0);
+    const b = take(Number.NaN);
+    a[2] = 5;
+    expect(plain(a)).toEqual([0, 0, 5]);
+    expect(plain(b)).toEqual([null, null, null]);
+    expect(a.buffer).toBe(b.buffer);
+    expect(() => take(0)).toThrow(/more than 2 series/);
+  });
+
+  it("holds a grain's series in one buffer, read and shifted (counts are not kept)", () => {
+    const series = readSeries(span, [{ outputs, rows: [{ b: 1000, total: "3", c1: 7, c2: "2", c3: 1.5 }] }]);
+    const buffers = new Set([...series.checks.values()].map((c) => c.values.buffer));
+    expect(buffers.size).toBe(1);
+    expect([...buffers][0]!.byteLength).toBe(3 * 5 * 8);
+    const shifted = shiftSeries(series, { start: 1100, end: 1600, step: 100 });
+    expect(new Set([...shifted.checks.values()].map((c) => c.values.buffer)).size).toBe(1);
+    expect(plain(shifted.checks.get("volume")!.values)).toEqual([0, 0, 0, 0, 0]);
+    expect(plain(series.checks.get("volume")!.values)).toEqual([3, 0, 0, 0, 0]);
   });
 });
