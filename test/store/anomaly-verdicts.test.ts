@@ -73,6 +73,20 @@ describe.each(targets)("anomaly verdicts on $name", (target) => {
     expect((await rows()).map((r) => r.buckets).sort()).toEqual([6, 6]);
   });
 
+  it("writes series by the hundred: 250 of them, over three statements, each read back as written", async () => {
+    const many = Array.from({ length: 250 }, (_, i) => test("orders", `k${i}`, { rule: "volume_anomaly" }));
+    const all = new Map(many.map((t, i) => [t.key, verdicts(t.key, [i, i + 0.5, NaN])]));
+    await s.store.createScan({ scan_id: "m1", trigger: "manual", started_at: at(0) });
+    s.clock = at(1);
+    await s.store.completeScan({
+      ...finished("m1", many, Object.fromEntries(many.map((t) => [t.key, observation(0, 2)])), [status("orders", "healthy")]),
+      anomalies: { flagged: [], judged: [...all.keys()], verdicts: { all, changed: [...all.keys()], removed: [], basis: null } },
+    });
+    const read = await s.store.anomalyVerdicts([...all.keys()]);
+    expect(read.size).toBe(250);
+    for (const [key, v] of all) expect(read.get(key)).toEqual(v);
+  });
+
   it("writes only what changed since the basis; everything when the store's newest scan is another", async () => {
     const v1 = verdicts("vol", [10, 11, 12]);
     const s1 = verdicts("sum", [5, 6, 7]);
