@@ -90,12 +90,6 @@ export function bucketCount(span: SeriesSpan): number {
 }
 
 /**
- * The check series of one grain from its queries' rows (several queries when it was split).
- * `oldest`: the table's oldest row in the history window (unix seconds). Buckets that start
- * before it are missing, not 0: a table loaded for 3 days has no history of 53 empty days
- * before them, and the bucket it started in is only partly covered.
- */
-/**
  * Hands out the series of one grain as consecutive views on one buffer: a replica keeps them
  * between scans (series-cache.ts), some 43,000 at 10,000 metrics with segments, and a buffer of
  * their own each cost an ArrayBuffer object and a small allocation apiece (malloc keeps what it
@@ -115,6 +109,12 @@ export function valueBlock(arrays: number, n: number): (fill: number) => Float64
 const seriesOutputs = (answers: readonly { outputs: readonly SeriesOutput[] }[]): number =>
   answers.reduce((k, a) => k + a.outputs.filter((o) => o.part !== "count").length, 0);
 
+/**
+ * The check series of one grain from its queries' rows (several queries when it was split).
+ * `oldest`: the table's oldest row in the history window (unix seconds). Buckets that start
+ * before it are missing, not 0: a table loaded for 3 days has no history of 53 empty days
+ * before them, and the bucket it started in is only partly covered.
+ */
 export function readSeries(
   span: SeriesSpan,
   answers: readonly { outputs: readonly SeriesOutput[]; rows: readonly Record<string, unknown>[] }[],

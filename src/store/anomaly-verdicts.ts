@@ -123,8 +123,8 @@ const CHUNK = 100;
  * Upserts `verdicts`; a row whose text is the same is left alone. Each series' text is a
  * parameter of its own (VALUES), not an element of a text[] as the other bulk writes send
  * theirs (unnest.ts): the driver escapes every quote of an array element, two copies of each
- * text, and the JSON holds many (sampled in a first scan at 10,000 metrics: 82 MB of garbage
- * there, most of what the heap grew by at the scan's end).
+ * text, and the JSON holds many (sampled in a first scan at 10,000 metrics: 82 MB of garbage;
+ * the scan's store write went 2.2 -> 1.65 s).
  */
 export async function upsertVerdicts(sql: Sql, verdicts: Iterable<SeriesVerdicts>, by: string, at: Date): Promise<void> {
   const all = [...verdicts];
