@@ -80,7 +80,7 @@ export function createServices(options: ServicesOptions): DaemonServices {
     currentObservations: () => readModel.view().observations,
     seriesCache: createSeriesCache(),
     heldVerdicts: () => readModel.verdicts.held(),
-    heldStatuses: () => {
+    heldView: () => {
       const view = readModel.view();
       return { scanId: view.scan?.scan_id ?? null, statuses: view.statuses, observations: view.observations };
     },

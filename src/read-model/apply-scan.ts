@@ -49,6 +49,18 @@ export const sameValues = (row: MetricStatus, s: MetricStatus): boolean =>
   row.tests.failing === integer(s.tests.failing) &&
   row.tests.warning === integer(s.tests.warning);
 
+/** Whether a result as the store holds it (`stored`) is `o` as the store keeps it: its row would be left alone. */
+export function sameObservation(stored: CheckObservation, o: CheckObservation): boolean {
+  const now = storedObservation(o);
+  return (
+    stored.outcome === now.outcome &&
+    stored.rows_affected === now.rows_affected &&
+    stored.rows_total === now.rows_total &&
+    stored.message === now.message &&
+    (stored.sample_sql ?? null) === (now.sample_sql ?? null)
+  );
+}
+
 /** metric_statuses after the upsert: a row is rewritten only when a value differs; `since` moves with the status. */
 function nextStatus(row: StoredMetricStatus | undefined, s: MetricStatus, at: Date, scanId: string): StoredMetricStatus {
   if (row && sameValues(row, s)) return row;

@@ -85,7 +85,7 @@ async function succeed(steps: ScanSteps, record: ScanRecord, signal: AbortSignal
   const storeStarted = performance.now();
   await inputs.catalogWritten;
   const scan = await store.completeScan(
-    finishedScan(record.scan_id, snapshot, outcome, options.heldVerdicts?.() ?? null, options.heldStatuses?.() ?? null),
+    finishedScan(record.scan_id, snapshot, outcome, options.heldVerdicts?.() ?? null, options.heldView?.() ?? null),
   );
   // The store now holds this scan's loads, series and pass: so does this replica, without reading them back.
   steps.loads.set(loadsAfter(inputs.loads, outcome.anomalies.loads, scan, inputs.clock));

@@ -4,13 +4,13 @@ import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import { failingTests } from "../incidents/failing-tests.js";
 import { groupProblems } from "../incidents/group-problems.js";
-import { sameValues, storedObservation, type ScanWrite } from "../read-model/apply-scan.js";
+import { sameObservation, sameValues, type ScanWrite } from "../read-model/apply-scan.js";
 import { verdictChanges, type HeldVerdicts } from "../read-model/verdict-holder.js";
 import type { MetricStatus } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import type { FinishedScan, ScanRecord, VerdictsWrite } from "../store/store.js";
 import type { ScanOutcome } from "./execute-scan.js";
-import type { HeldStatuses } from "./types.js";
+import type { HeldView } from "./types.js";
 
 /**
  * The scan's verdicts against those the replica holds (read-model/verdict-holder.ts): the store
@@ -32,7 +32,7 @@ export function verdictsWrite(held: HeldVerdicts | null, all: ReadonlyMap<string
 }
 
 /** The scan's statuses that differ from those held (see FinishedScan.statusesChanged); null: no basis. */
-export function statusesChanged(held: HeldStatuses | null, statuses: readonly MetricStatus[]): FinishedScan["statusesChanged"] | null {
+export function statusesChanged(held: HeldView | null, statuses: readonly MetricStatus[]): FinishedScan["statusesChanged"] | null {
   if (held === null || held.scanId === null) return null;
   return {
     basis: held.scanId,
@@ -45,23 +45,14 @@ export function statusesChanged(held: HeldStatuses | null, statuses: readonly Me
 
 /** The checks whose observation is the one held, as the store keeps it (storedObservation). */
 export function observationsSame(
-  held: HeldStatuses | null,
+  held: HeldView | null,
   observations: ReadonlyMap<string, CheckObservation>,
 ): FinishedScan["observationsSame"] | null {
-  if (held === null || held.scanId === null || !held.observations) return null;
+  if (held === null || held.scanId === null) return null;
   const keys = new Set<string>();
   for (const [key, o] of observations) {
     const before = held.observations.get(key);
-    if (before === undefined) continue;
-    const now = storedObservation(o);
-    if (
-      before.outcome === now.outcome &&
-      before.rows_affected === now.rows_affected &&
-      before.rows_total === now.rows_total &&
-      before.message === now.message &&
-      (before.sample_sql ?? null) === (now.sample_sql ?? null)
-    )
-      keys.add(key);
+    if (before !== undefined && sameObservation(before, o)) keys.add(key);
   }
   return { basis: held.scanId, keys };
 }
@@ -72,12 +63,12 @@ export function finishedScan(
   snapshot: CatalogSnapshot,
   outcome: ScanOutcome,
   held: HeldVerdicts | null,
-  heldStatuses: HeldStatuses | null = null,
+  heldView: HeldView | null = null,
 ): FinishedScan {
   // Failing tests by root table: the store opens, extends or resolves incidents with them.
   const problems = groupProblems(failingTests(snapshot.tests, outcome.observations, outcome.blocked), snapshot.metrics);
-  const changed = statusesChanged(heldStatuses, outcome.statuses);
-  const same = observationsSame(heldStatuses, outcome.observations);
+  const changed = statusesChanged(heldView, outcome.statuses);
+  const same = observationsSame(heldView, outcome.observations);
   return {
     scan_id: scanId,
     catalog: { version: snapshot.version, tests: snapshot.tests },

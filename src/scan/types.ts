@@ -49,13 +49,13 @@ export interface ScanServiceOptions {
   loadClock?: () => number;
   /** the verdicts the read model holds (read-model/verdict-holder.ts): the basis of the scan's verdicts write */
   heldVerdicts?: () => HeldVerdicts;
-  /** the statuses the read model holds, as of its scan: the basis of the scan's statuses write */
-  heldStatuses?: () => HeldStatuses;
+  /** the statuses and check results the read model holds, as of its scan: the basis of the scan's write of them */
+  heldView?: () => HeldView;
 }
 
 /** The statuses and check results a replica's view holds, and the scan they are of (null: none). */
-export interface HeldStatuses {
+export interface HeldView {
   scanId: string | null;
   statuses: ReadonlyMap<string, MetricStatus>;
-  observations?: ReadonlyMap<string, CheckObservation>;
+  observations: ReadonlyMap<string, CheckObservation>;
 }

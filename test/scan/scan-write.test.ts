@@ -7,6 +7,7 @@ describe("statusesChanged", () => {
   const held = (scanId: string | null, statuses: MetricStatus[]) => ({
     scanId,
     statuses: new Map(statuses.map((s) => [s.metric_name, s])),
+    observations: new Map(),
   });
 
   it("lists the statuses that differ from those held, new metrics included", () => {
@@ -45,6 +46,6 @@ describe("observationsSame", () => {
       ["d", observation(0, 100)],
     ]);
     expect(observationsSame(held, now)).toEqual({ basis: "s1", keys: new Set(["a"]) });
-    expect(observationsSame({ scanId: null, statuses: new Map() }, now)).toBeNull();
+    expect(observationsSame({ scanId: null, statuses: new Map(), observations: new Map() }, now)).toBeNull();
   });
 });
