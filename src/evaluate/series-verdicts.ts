@@ -182,7 +182,7 @@ export function* packedSegments(bytes: Uint8Array): Generator<PackedSegment> {
 }
 
 /** Buckets a check's verdicts hold, its segments' included (nothing unpacked). */
-export function bucketCount(v: SeriesVerdicts): number {
+export function verdictBuckets(v: SeriesVerdicts): number {
   if (!v.packed_segments) return v.flags.length;
   let n = 0;
   for (const segment of packedSegments(v.packed_segments)) n += segment.n;

@@ -3,11 +3,12 @@
 // (a new bucket, late rows, feedback), and every one when the store's newest scan is another
 // (a replica that did not hold them): unchanged rows are never rewritten either way.
 import {
-  bucketCount,
+  verdictBuckets,
   packedColumns,
   packedSegments,
   segmentedVerdicts,
   type PackedSegment,
+  type SegmentRef,
   type SeriesVerdicts,
 } from "../evaluate/series-verdicts.js";
 import { checkId } from "./check-id.js";
@@ -33,13 +34,18 @@ interface Encoded {
   p?: Encoded[];
 }
 
-const toBase64 = (column: Float64Array | Uint8Array) => Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString("base64");
+/** A series' five columns as bytes: value, expected, lower, upper (f64) and flags (u8). */
+type ColumnBytes = readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+
+const bytesOf = (column: Float64Array | Uint8Array) => new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+
 /** Decodes base64 into `column` (a copy: the decoded buffer need not be 8-byte aligned). */
 function decodeInto(column: Float64Array | Uint8Array, text: string): void {
   const bytes = Buffer.from(text, "base64");
   if (bytes.length !== column.byteLength)
     throw new Error(`stored verdicts: a column of ${bytes.length} bytes, ${column.byteLength} expected`);
-  new Uint8Array(column.buffer, column.byteOffset, column.byteLength).set(bytes);
+  bytesOf(column).set(bytes);
 }
 
 export function encodeVerdicts(v: SeriesVerdicts): string {
@@ -47,40 +53,44 @@ export function encodeVerdicts(v: SeriesVerdicts): string {
 }
 
 function encoded(v: SeriesVerdicts): Encoded {
-  const e: Encoded = {
-    s: v.start,
-    d: v.step,
-    v: toBase64(v.value),
-    e: toBase64(v.expected),
-    l: toBase64(v.lower),
-    u: toBase64(v.upper),
-    f: toBase64(v.flags),
-    x: v.excluded ? Object.fromEntries(v.excluded) : null,
-  };
-  if (v.segment) e.g = { d: v.segment.dimension, v: v.segment.value, o: v.segment.other };
-  if (v.packed_segments) e.p = Array.from(packedSegments(v.packed_segments), (s) => encodedSegment(v.packed_segments!, s));
+  const columns: ColumnBytes = [bytesOf(v.value), bytesOf(v.expected), bytesOf(v.lower), bytesOf(v.upper), bytesOf(v.flags)];
+  const e = encodedSeries(v.start, v.step, columns, v.excluded, v.segment);
+  const packed = v.packed_segments;
+  // A first scan writes some 37,000 segments' series: each is encoded straight from the packed
+  // bytes, as unpacking it (a copy of its columns) only to encode it doubled the scan's buffers.
+  if (packed)
+    e.p = Array.from(packedSegments(packed), (s) => encodedSeries(s.start, s.step, packedColumnBytes(packed, s), s.excluded, s.segment));
   return e;
 }
 
+/** Where a packed segment's columns lie in the packed bytes (views, no copy). */
+function packedColumnBytes(bytes: Uint8Array, { columnsAt: at, n }: PackedSegment): ColumnBytes {
+  const f64 = (k: number) => bytes.subarray(at + 8 * k * n, at + 8 * (k + 1) * n);
+  return [f64(0), f64(1), f64(2), f64(3), bytes.subarray(at + 32 * n, at + 33 * n)];
+}
+
 /**
- * A packed segment's series encoded straight from the packed bytes, as `encoded` encodes an
- * unpacked one: a first scan writes some 37,000 segments' series, and unpacking each (a copy of
- * its columns) only to encode it doubled the scan's buffers at its peak.
+ * One series as stored, whether its columns are its own or a packed segment's: one builder, so
+ * the keys always come in the same order (a row is rewritten only when its text differs).
  */
-function encodedSegment(bytes: Uint8Array, s: PackedSegment): Encoded {
-  const base64 = (from: number, length: number) => Buffer.from(bytes.buffer, bytes.byteOffset + from, length).toString("base64");
-  const at = s.columnsAt;
+function encodedSeries(
+  start: number,
+  step: number,
+  columns: ColumnBytes,
+  excluded: Iterable<readonly [number, string]> | null,
+  segment: SegmentRef | null | undefined,
+): Encoded {
   const e: Encoded = {
-    s: s.start,
-    d: s.step,
-    v: base64(at, 8 * s.n),
-    e: base64(at + 8 * s.n, 8 * s.n),
-    l: base64(at + 16 * s.n, 8 * s.n),
-    u: base64(at + 24 * s.n, 8 * s.n),
-    f: base64(at + 32 * s.n, s.n),
-    x: s.excluded ? Object.fromEntries(s.excluded) : null,
+    s: start,
+    d: step,
+    v: base64(columns[0]),
+    e: base64(columns[1]),
+    l: base64(columns[2]),
+    u: base64(columns[3]),
+    f: base64(columns[4]),
+    x: excluded ? Object.fromEntries(excluded) : null,
   };
-  if (s.segment) e.g = { d: s.segment.dimension, v: s.segment.value, o: s.segment.other };
+  if (segment) e.g = { d: segment.dimension, v: segment.value, o: segment.other };
   return e;
 }
 
@@ -133,7 +143,7 @@ export async function upsertVerdicts(sql: Sql, verdicts: Iterable<SeriesVerdicts
     // $1, $2: the scan and the time, shared; then three a row.
     const params: (string | number)[] = [by, at.toISOString()];
     const rows = chunk.map((v) => {
-      params.push(checkId(v.check_key), encodeVerdicts(v), bucketCount(v));
+      params.push(checkId(v.check_key), encodeVerdicts(v), verdictBuckets(v));
       const p = params.length;
       return `($${p - 2}::bigint, $${p - 1}::text, $${p}::int4, $1::text, $2::timestamptz)`;
     });

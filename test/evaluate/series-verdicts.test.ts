@@ -1,10 +1,10 @@
 // A segmented check's verdicts packed into one byte array: unpacked exactly, walked without a
-// copy (packedSegments, bucketCount), and encoded for the store straight from the packed bytes
+// copy (packedSegments, verdictBuckets), and encoded for the store straight from the packed bytes
 // into the same text as its unpacked series would give.
 import { describe, expect, it } from "vitest";
 import {
   ANOMALOUS,
-  bucketCount,
+  verdictBuckets,
   packedColumns,
   packedSegments,
   segmentedVerdicts,
@@ -44,8 +44,8 @@ describe("packed segments", () => {
       [2, null, null],
       [4, null, null],
     ]);
-    expect(bucketCount(packed)).toBe(9);
-    expect(bucketCount(parts[0]!)).toBe(3);
+    expect(verdictBuckets(packed)).toBe(9);
+    expect(verdictBuckets(parts[0]!)).toBe(3);
   });
 
   it("encodes for the store from the packed bytes as from the unpacked series", () => {
