@@ -1,7 +1,12 @@
 // Public holidays of a country (or one of its subdivisions) from date-holidays, an offline
 // calendar maintained upstream: no network, the rules ship in the package. Kept per region and
-// year, since every scan asks again for the same few.
-import Holidays from "date-holidays";
+// year, since every scan asks again for the same few. The package is loaded on the first use
+// (some 8 MB of heap that a catalogue without holidays does not need).
+import { createRequire } from "node:module";
+import type Holidays from "date-holidays";
+
+let HolidaysClass: typeof Holidays | undefined;
+const holidaysClass = () => (HolidaysClass ??= createRequire(import.meta.url)("date-holidays") as typeof Holidays);
 
 const DAY_MS = 86_400_000;
 
@@ -29,7 +34,8 @@ export function publicHolidays(region: string, year: number): readonly HolidayDa
   const held = cache.get(key);
   if (held) return held;
   const [country, state] = region.toUpperCase().split("-", 2);
-  const calendar = state ? new Holidays(country!, state, { languages: ["en"] }) : new Holidays(country!, { languages: ["en"] });
+  const Calendar = holidaysClass();
+  const calendar = state ? new Calendar(country!, state, { languages: ["en"] }) : new Calendar(country!, { languages: ["en"] });
   const days: HolidayDays[] = [];
   for (const holiday of calendar.getHolidays(year, "en") ?? []) {
     if (holiday.type !== "public") continue;

@@ -20,6 +20,19 @@ type SeriesTest = InferredTest & { probe: Extract<InferredTest["probe"], { type:
 const isSeries = (test: InferredTest): test is SeriesTest => test.probe.type === "volume_series" || test.probe.type === "value_series";
 const finiteOrNull = (value: number | undefined) => (value !== undefined && Number.isFinite(value) ? value : null);
 
+/**
+ * A band value as held (f32, series-verdicts.ts), written with the fewest digits that read back
+ * to it: 1180.3, not 1180.300048828125. Nine significant digits always do.
+ */
+export function bandNumber(value: number | undefined): number | null {
+  if (value === undefined || !Number.isFinite(value)) return null;
+  for (let digits = 1; digits < 9; digits++) {
+    const shorter = Number(value.toPrecision(digits));
+    if (Math.fround(shorter) === value) return shorter;
+  }
+  return Number(value.toPrecision(9));
+}
+
 /** Answers kept per (view, revision); the map starts again when full. */
 const ANSWERS_KEPT = 2_000;
 
@@ -56,9 +69,9 @@ function seriesView(test: SeriesTest, verdicts: SeriesVerdicts | null, segment: 
     view.buckets.push({
       start: iso(new Date(bucketStart(verdicts, i))),
       value: finiteOrNull(verdicts.value[i]),
-      expected: finiteOrNull(verdicts.expected[i]),
-      lower: finiteOrNull(verdicts.lower[i]),
-      upper: finiteOrNull(verdicts.upper[i]),
+      expected: bandNumber(verdicts.expected[i]),
+      lower: bandNumber(verdicts.lower[i]),
+      upper: bandNumber(verdicts.upper[i]),
       anomalous: (flags & ANOMALOUS) !== 0,
       feedback: (flags & FEEDBACK) !== 0,
       excluded: verdicts.excluded?.get(i) ?? null,

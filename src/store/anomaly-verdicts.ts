@@ -16,8 +16,9 @@ import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
 
 /**
- * The columns as base64 of their IEEE doubles: exact (NaN included, so a replica reading them
- * draws what the scanning one does), and a third shorter than decimal JSON.
+ * The columns as base64 of their IEEE bytes as held (value f64; expected, lower, upper f32;
+ * flags u8): exact (NaN included, so a replica reading them draws what the scanning one does),
+ * and shorter than decimal JSON.
  */
 interface Encoded {
   s: number;
@@ -34,15 +35,26 @@ interface Encoded {
   p?: Encoded[];
 }
 
-/** A series' five columns as bytes: value, expected, lower, upper (f64) and flags (u8). */
+/** A series' five columns as bytes, as packedColumns lays them out. */
 type ColumnBytes = readonly [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
 
-const bytesOf = (column: Float64Array | Uint8Array) => new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
+type Column = Float64Array | Float32Array | Uint8Array;
+
+const bytesOf = (column: Column) => new Uint8Array(column.buffer, column.byteOffset, column.byteLength);
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 
-/** Decodes base64 into `column` (a copy: the decoded buffer need not be 8-byte aligned). */
-function decodeInto(column: Float64Array | Uint8Array, text: string): void {
+/**
+ * Decodes base64 into `column` (a copy: the decoded buffer need not be aligned). A band column
+ * of doubles is a row written before bands were kept as f32: rounded, as a scan now would.
+ */
+function decodeInto(column: Column, text: string): void {
   const bytes = Buffer.from(text, "base64");
+  if (column instanceof Float32Array && bytes.length === 8 * column.length) {
+    const doubles = new Float64Array(column.length);
+    bytesOf(doubles).set(bytes);
+    column.set(doubles);
+    return;
+  }
   if (bytes.length !== column.byteLength)
     throw new Error(`stored verdicts: a column of ${bytes.length} bytes, ${column.byteLength} expected`);
   bytesOf(column).set(bytes);
@@ -65,8 +77,8 @@ function encoded(v: SeriesVerdicts): Encoded {
 
 /** Where a packed segment's columns lie in the packed bytes (views, no copy). */
 function packedColumnBytes(bytes: Uint8Array, { columnsAt: at, n }: PackedSegment): ColumnBytes {
-  const f64 = (k: number) => bytes.subarray(at + 8 * k * n, at + 8 * (k + 1) * n);
-  return [f64(0), f64(1), f64(2), f64(3), bytes.subarray(at + 32 * n, at + 33 * n)];
+  const span = (from: number, to: number) => bytes.subarray(at + from * n, at + to * n);
+  return [span(0, 8), span(8, 12), span(12, 16), span(16, 20), span(20, 21)];
 }
 
 /**

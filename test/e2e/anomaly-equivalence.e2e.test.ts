@@ -1,8 +1,8 @@
 // The product, not a copy: real labelled series of the development set (../shared/data/nab-dev,
 // NAB) loaded into ClickHouse as tables with metrics on them, scanned by the real daemon, and the
-// anomalies API's verdicts per bucket (value, expected, lower, upper, anomalous) compared with
-// scoreSeries called here on the same series and settings, built by the evaluation's protocol
-// (that folder's README): tweets summed per bucket (a bucket with no row is 0; here one row per
+// anomalies API's verdicts per bucket (value, expected, lower, upper, anomalous; the band to the
+// single precision the daemon keeps it in) compared with scoreSeries called here on the same
+// series and settings, built by the evaluation's protocol (that folder's README): tweets summed per bucket (a bucket with no row is 0; here one row per
 // tweet, so the metric is a row count), the ad exchange's cost averaged (a bucket with no row has
 // no value); buckets from the first row's to the last row's, less the two partial buckets the
 // daemon leaves out by design (see below). The comparison is against the scoring function of
@@ -118,6 +118,15 @@ function close(actual: number | null, expected: number | null): boolean {
   return Math.abs(actual - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
 }
 
+/**
+ * A band value: kept in single precision (src/evaluate/series-verdicts.ts) and answered with the
+ * fewest digits that read back to it, so within one float32 step (2^-23 of it) of the double.
+ */
+function closeBand(actual: number | null, expected: number | null): boolean {
+  if (actual === null || expected === null) return actual === expected;
+  return Math.abs(actual - expected) <= 2 ** -23 * Math.abs(expected) + 1e-9 * Math.max(1, Math.abs(expected));
+}
+
 describeCombinations("the anomalies API equals scoreSeries on a real series", (combination) => {
   const db = `mr_nab_${process.pid}_${Date.now().toString(36)}`;
   /** by metric: its table's rows as loaded (one table per source and grain) */
@@ -229,9 +238,9 @@ describeCombinations("the anomalies API equals scoreSeries on a real series", (c
         const same =
           got.start === new Date(want.start).toISOString() &&
           close(got.value, value) &&
-          close(got.expected, want.expected) &&
-          close(got.lower, want.lower) &&
-          close(got.upper, want.upper) &&
+          closeBand(got.expected, want.expected) &&
+          closeBand(got.lower, want.lower) &&
+          closeBand(got.upper, want.upper) &&
           got.anomalous === want.anomalous &&
           got.excluded === null;
         if (!same) mismatches.push(`${got.start}: api ${JSON.stringify(got)} vs scoreSeries ${JSON.stringify({ ...want, value })}`);

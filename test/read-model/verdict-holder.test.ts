@@ -9,9 +9,9 @@ const v = (key: string, values: number[], flags: number[] = values.map(() => 0))
   start: 0,
   step: 3_600_000,
   value: Float64Array.from(values),
-  expected: Float64Array.from(values, () => NaN),
-  lower: Float64Array.from(values, () => NaN),
-  upper: Float64Array.from(values, () => NaN),
+  expected: Float32Array.from(values, () => NaN),
+  lower: Float32Array.from(values, () => NaN),
+  upper: Float32Array.from(values, () => NaN),
   flags: Uint8Array.from(flags),
   excluded: null,
 });

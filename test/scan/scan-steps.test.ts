@@ -14,9 +14,9 @@ const verdicts = (key: string, value: number): SeriesVerdicts => ({
   start: 0,
   step: 86_400_000,
   value: Float64Array.from([value]),
-  expected: Float64Array.from([value]),
-  lower: Float64Array.from([value - 1]),
-  upper: Float64Array.from([value + 1]),
+  expected: Float32Array.from([value]),
+  lower: Float32Array.from([value - 1]),
+  upper: Float32Array.from([value + 1]),
   flags: Uint8Array.from([0]),
   excluded: null,
 });

@@ -3,7 +3,8 @@
 // writes only the series that changed since the scan the replica held, and every one when the
 // store's newest scan is another; feedback's re-scored series replaces its row.
 import { describe, expect, it } from "vitest";
-import { ANOMALOUS, FEEDBACK, segmentedVerdicts, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
+import { ANOMALOUS, FEEDBACK, segmentedVerdicts, toSeriesVerdicts, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
+import { decodeVerdicts, encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
 import type { VerdictsWrite } from "../../src/store/store.js";
 import { targets } from "./databases.js";
 import { withStore } from "./with-store.js";
@@ -17,14 +18,60 @@ function verdicts(key: string, values: number[], extra: Partial<SeriesVerdicts> 
     start: Date.UTC(2026, 0, 1),
     step: DAY,
     value: Float64Array.from(values),
-    expected: Float64Array.from(values, (v, i) => (i < 2 ? NaN : v + 0.5)),
-    lower: Float64Array.from(values, (v, i) => (i < 2 ? NaN : v - 10)),
-    upper: Float64Array.from(values, (v, i) => (i < 2 ? NaN : v + 10.25)),
+    expected: Float32Array.from(values, (v, i) => (i < 2 ? NaN : v + 0.5)),
+    lower: Float32Array.from(values, (v, i) => (i < 2 ? NaN : v - 10)),
+    upper: Float32Array.from(values, (v, i) => (i < 2 ? NaN : v + 10.25)),
     flags: Uint8Array.from({ length: n }, (_, i) => (i === n - 1 ? ANOMALOUS : 0)),
     excluded: null,
     ...extra,
   };
 }
+
+describe("anomaly verdicts as text", () => {
+  const base64 = (column: Float64Array | Uint8Array) => Buffer.from(column.buffer, column.byteOffset, column.byteLength).toString("base64");
+
+  it("keeps the band in single precision and the value exact", () => {
+    const bucket = { start: 0, value: 0.1 + 0.2, expected: 1 / 3, lower: Math.PI, upper: 1e12 + 0.5, anomalous: true };
+    const scored = toSeriesVerdicts("vol", {
+      kind: "scored",
+      seasonality: "none",
+      scored: 1,
+      anomalous: 1,
+      level_shift_at: null,
+      level_shifts: [],
+      buckets: [{ ...bucket, feedback: false, excluded: null, in_detection: true, deviations: 4 }],
+    })!;
+    const read = decodeVerdicts("vol", encodeVerdicts(scored));
+    expect(read.value[0]).toBe(0.1 + 0.2);
+    expect([read.expected[0], read.lower[0], read.upper[0]]).toEqual([Math.fround(1 / 3), Math.fround(Math.PI), Math.fround(1e12 + 0.5)]);
+    expect(read).toEqual(scored);
+  });
+
+  it("reads a row written when the band was kept as doubles, rounded as a scan now would", () => {
+    const legacy = JSON.stringify({
+      s: 0,
+      d: DAY,
+      v: base64(Float64Array.from([5, 6])),
+      e: base64(Float64Array.from([NaN, 1 / 3])),
+      l: base64(Float64Array.from([NaN, 0.1])),
+      u: base64(Float64Array.from([NaN, 2.5])),
+      f: base64(Uint8Array.from([0, ANOMALOUS])),
+      x: null,
+    });
+    const read = decodeVerdicts("vol", legacy);
+    expect([...read.value]).toEqual([5, 6]);
+    expect([...read.expected]).toEqual([NaN, Math.fround(1 / 3)]);
+    expect([...read.lower]).toEqual([NaN, Math.fround(0.1)]);
+    expect([...read.upper]).toEqual([NaN, 2.5]);
+    expect([...read.flags]).toEqual([0, ANOMALOUS]);
+  });
+
+  it("refuses a column of the wrong length with a message that says so", () => {
+    const text = encodeVerdicts(verdicts("vol", [1, 2, 3]));
+    const broken = JSON.stringify({ ...JSON.parse(text), l: base64(Uint8Array.from([1, 2, 3])) });
+    expect(() => decodeVerdicts("vol", broken)).toThrow("stored verdicts: a column of 3 bytes, 12 expected");
+  });
+});
 
 describe.each(targets)("anomaly verdicts on $name", (target) => {
   const s = withStore(target);
