@@ -21,7 +21,7 @@ import { measureNotNull } from "./rules/measure-not-null.js";
 import { tableNotEmpty } from "./rules/table-not-empty.js";
 import { timestampNotFuture } from "./rules/timestamp-not-future.js";
 import { createStringPool, withPooledStrings } from "./flat-strings.js";
-import type { InferredTest } from "./types.js";
+import type { ColumnRef, InferredTest } from "./types.js";
 
 /** In output order (the same order as RULE_IDS). */
 export const RULES: readonly ((ir: MetricIR) => InferredTest[])[] = [
@@ -115,6 +115,16 @@ function indexByName(all: MetricIR[]): Map<string, MetricIR> {
 function checkSharer(): (test: InferredTest) => InferredTest {
   const first = new Map<string, InferredTest>();
   const pool = createStringPool();
+  // A column is named by many checks (a 10,000-metric catalogue: 71,000 references to a few
+  // thousand columns): one object per column, shared like the strings.
+  const refs = new Map<string, ColumnRef>();
+  const columnRefs = (list: readonly ColumnRef[]): ColumnRef[] =>
+    list.map(({ table, column }) => {
+      const id = `${table}\u0000${column}`;
+      let ref = refs.get(id);
+      if (!ref) refs.set(id, (ref = { table: pool(table), column: pool(column) }));
+      return ref;
+    });
   return (test) => {
     let check = first.get(test.key);
     if (!check) {
@@ -126,8 +136,8 @@ function checkSharer(): (test: InferredTest) => InferredTest {
         datasource: pool(test.datasource),
         table: pool(test.table),
         filter: test.filter === null ? null : pool(test.filter),
-        columns: withPooledStrings(test.columns, pool),
-        filter_columns: withPooledStrings(test.filter_columns, pool),
+        columns: columnRefs(test.columns),
+        filter_columns: columnRefs(test.filter_columns),
         probe: withPooledStrings(test.probe, pool),
         sample_sql: pool(test.sample_sql),
       };

@@ -91,6 +91,18 @@ describe("inferCatalog", () => {
     expect(inferCatalog(all)).toEqual(tests);
   });
 
+  it("names each column with one shared object across checks, equal to what each rule made", () => {
+    const tests = inferCatalog(all);
+    const amount = tests.filter((t) => t.table === "shop.orders").flatMap((t) => t.columns.filter((c) => c.column === "amount"));
+    // Several checks (NULL, finite, non-negative, anomalies on revenue, on avg_order...) name it.
+    expect(new Set(tests.filter((t) => t.columns.some((c) => c.column === "amount")).map((t) => t.key)).size).toBeGreaterThan(2);
+    expect(new Set(amount).size).toBe(1);
+    expect(amount[0]).toEqual({ table: "shop.orders", column: "amount" });
+    // Every test's lists still name what inferTests gives for its metric.
+    const direct = all.flatMap((ir) => inferTests(ir, all));
+    expect(tests.map((t) => [t.columns, t.filter_columns])).toEqual(direct.map((t) => [t.columns, t.filter_columns]));
+  });
+
   it("quotes every identifier in emitted SQL", () => {
     const identifiers = ["amount", "order_id", "customer_id", "created_at", "segment", "id", "shop", "orders", "customers"];
     for (const test of inferCatalog(all)) {
