@@ -113,7 +113,10 @@ function weekdayStatistic(levels: Float64Array, dayKeys: Float64Array): number {
   const n = levels.length;
   const offWeek = new Float64Array(n).fill(Number.NaN);
   const week = new Float64Array(7);
-  const weekdays = Uint8Array.from(dayKeys, (key) => (((key + 3) % 7) + 7) % 7);
+  // A loop, not Uint8Array.from(dayKeys, fn): that goes through the iterator protocol, an object
+  // per element, and this runs at every refit (some 300 MB of garbage in 10 s of a first scan).
+  const weekdays = new Uint8Array(n);
+  for (let d = 0; d < n; d++) weekdays[d] = (((dayKeys[d]! + 3) % 7) + 7) % 7;
   const weekday = (d: number) => weekdays[d]!;
   for (let d = 0; d + 6 < n; d++) {
     if (weekday(d) !== 0 || dayKeys[d + 6]! - dayKeys[d]! !== 6) continue;

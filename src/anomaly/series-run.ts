@@ -81,7 +81,7 @@ export class SeriesRun {
     this.volatility = new ErrorVolatility(settings.grain, input.band.sensitivity);
     const w = settings.training_buckets;
     this.usable = new Uint8Array(n);
-    this.yAdjusted = Float64Array.from(y);
+    this.yAdjusted = y.slice();
     this.predicted = new Float64Array(n).fill(Number.NaN);
     this.errors = new PredictionErrors(n, w, input.band);
     this.scratch = this.errors.scratch;
