@@ -1,6 +1,6 @@
 // Every anomaly check of a scan judged on what the series queries read: located in its group and
-// grain, scored with the feedback on its series, observed. Synchronous per check, so the caller
-// can slice a large catalogue's checks (event-loop/chunked.ts).
+// grain, scored with the feedback on its series, observed. Synchronous per check, or in steps (per
+// check, and per segment), so the caller can slice a large catalogue's checks (event-loop/chunked.ts).
 import type { InferredTest } from "../infer/types.js";
 import { grainSlot, type SeriesGroup } from "../plan/series-query.js";
 import type { Skip } from "../plan/types.js";
@@ -10,7 +10,8 @@ import { notApplicable, notEvaluated } from "./observe.js";
 import { observeLoads } from "./load-arrivals.js";
 import type { GrainReading, GroupReading, HeldJudgement } from "./series-values.js";
 import { toSeriesVerdicts } from "./series-verdicts.js";
-import { judgeSegments } from "./segment-observation.js";
+import { judgeSegmentsSteps } from "./segment-observation.js";
+import { runToEnd } from "./steps.js";
 
 /** Where a check's answer is: its group's reading and grain, or why it was never sent. */
 export type Located = { skipped: Skip } | { reading: GroupReading; grain: GrainReading | null };
@@ -40,6 +41,11 @@ export const skippedObservation = (skip: Skip): CheckObservation =>
   skip.outcome === "not_applicable" ? notApplicable(skip.reason) : notEvaluated(skip.reason);
 
 export function judgeAnomalyCheck(test: InferredTest, located: Located | undefined, feedback: FeedbackIndex): AnomalyJudgement {
+  return runToEnd(judgeAnomalyCheckSteps(test, located, feedback));
+}
+
+/** judgeAnomalyCheck, pausing between a segmented check's segments (judgeSegmentsSteps). */
+function* judgeAnomalyCheckSteps(test: InferredTest, located: Located | undefined, feedback: FeedbackIndex): Generator<void, AnomalyJudgement> {
   const none = (observation: CheckObservation): AnomalyJudgement => ({ observation, flagged: [], judged: false });
   if (!located) return none(notEvaluated("the anomaly check was not planned"));
   if ("skipped" in located) return none(skippedObservation(located.skipped));
@@ -54,7 +60,7 @@ export function judgeAnomalyCheck(test: InferredTest, located: Located | undefin
     const window = test.probe.type === "volume_series" || test.probe.type === "value_series" ? test.probe.settings.grain : "";
     return none(notApplicable(`no rows in the history window (by ${window}), nothing to compare`));
   }
-  if (grain.series.segments !== undefined) return judgeSegments(test, reading.group, grain.series, feedback);
+  if (grain.series.segments !== undefined) return yield* judgeSegmentsSteps(test, reading.group, grain.series, feedback);
   const verdict = scoreCheck(test, grain.series, feedback);
   if (verdict === null) return none(notEvaluated("the series query returned no values for this check"));
   const { observation, flagged } = observeSeries(test, reading.group, verdict);
@@ -77,8 +83,9 @@ export function judgeGroup(reading: GroupReading, feedback: FeedbackIndex, into:
 }
 
 /**
- * judgeGroup one check at a time: it pauses after each, so a caller can hand the event loop back
- * between them (a table's checks with segments score for most of a second in all).
+ * judgeGroup one check at a time: it pauses after each, and within a segmented check after each
+ * segment, so a caller can hand the event loop back between them (a table's checks with segments
+ * score for most of a second in all, one check of 50 segments for a tenth of it or more).
  */
 export function* judgeGroupSteps(
   reading: GroupReading,
@@ -93,7 +100,7 @@ export function* judgeGroupSteps(
     for (const test of plan.tests) {
       const signature = feedbackSignature(feedback.get(test.key));
       const before = reading.held?.get(test.key);
-      const judgement = before && before.feedback === signature ? before : judgeAnomalyCheck(test, { reading, grain }, feedback);
+      const judgement = before && before.feedback === signature ? before : yield* judgeAnomalyCheckSteps(test, { reading, grain }, feedback);
       const verdicts = judgement.verdicts ?? null;
       into.set(test.key, { observation: judgement.observation, flagged: [...judgement.flagged], judged: judgement.judged, verdicts });
       held.set(test.key, {

@@ -14,6 +14,7 @@ import { formatCount } from "./format.js";
 import { notApplicable } from "./observe.js";
 import type { GrainSeries, SegmentSeries } from "./series-values.js";
 import { segmentedVerdicts, toSeriesVerdicts, type SegmentRef, type SeriesVerdicts } from "./series-verdicts.js";
+import { runToEnd } from "./steps.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
 
 /** A segment with rows for fewer days than this (before the span's end) never alarms. */
@@ -86,6 +87,19 @@ export function judgeSegments(
   series: GrainSeries,
   feedback: FeedbackIndex,
 ): AnomalyJudgement {
+  return runToEnd(judgeSegmentsSteps(test, group, series, feedback));
+}
+
+/**
+ * judgeSegments pausing after each segment's series: a check of 50 segments scores for a tenth of
+ * a second or more, too long to hold the event loop (runSteps hands it back between steps).
+ */
+export function* judgeSegmentsSteps(
+  test: InferredTest,
+  group: Pick<SeriesGroup, "timestamp" | "kind">,
+  series: GrainSeries,
+  feedback: FeedbackIndex,
+): Generator<void, AnomalyJudgement> {
   const probe = test.probe as SeriesProbe;
   const segment = probe.segment!;
   const all = series.segments ?? [];
@@ -101,6 +115,7 @@ export function judgeSegments(
     const { observation, flagged } = observeSeries(test, group, verdict);
     const ref: SegmentRef = { dimension: segment.dimension, value: s.value, other: s.other };
     scored.push({ ref, series: s, verdict, observation, flagged, severity: severity(verdict) });
+    yield;
   }
   const by = `by ${segment.dimension}`;
   if (scored.length === 0)

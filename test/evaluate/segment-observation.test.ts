@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { parseCatalog } from "../../src/catalog/parse-catalog.js";
 import { compileCatalog } from "../../src/compile/compile.js";
-import { judgeSegments, SEGMENT_CHART_HISTORY, segmentLabel } from "../../src/evaluate/segment-observation.js";
+import { judgeSegments, judgeSegmentsSteps, SEGMENT_CHART_HISTORY, segmentLabel } from "../../src/evaluate/segment-observation.js";
 import { readSegmentedSeries, seriesCheckKeys, shiftSeries } from "../../src/evaluate/series-values.js";
 import { seriesOf } from "../../src/evaluate/series-verdicts.js";
 import { decodeVerdicts, encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
@@ -159,6 +159,16 @@ describe("segment series and their judgement", () => {
     expect(fresh.checks.get(volume.key)!.values.at(-2)).toBe(0);
     expect(fresh.checks.get(volume.key)!.values.at(-3)).toBe(300);
     expect(seriesCheckKeys(later)).toEqual(new Set([volume.key]));
+  });
+
+  it("in steps, pauses after each segment's series and ends with the same judgement", () => {
+    const group = { timestamp: "created_at", kind: "datetime" } as const;
+    const steps = judgeSegmentsSteps(volume, group, series, new Map());
+    let pauses = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) pauses += 1;
+    expect(pauses).toBe(series.segments!.length);
+    expect(step.value).toEqual(judgeSegments(volume, group, series, new Map()));
   });
 
   it("the segment that vanished is flagged by name, worst first; the new one learns and flags nothing", () => {
