@@ -99,19 +99,28 @@ export function resolveColumnCase(tests: readonly InferredTest[], schema: Wareho
     return match;
   };
 
+  // Nearly every test names its columns as the warehouse spells them: nothing is allocated for
+  // those (a scan runs this over 134,000 tests at 10,000 metrics, in one turn of the event loop).
+  const renamesOf = (test: InferredTest): Map<string, string> | null => {
+    let renames: Map<string, string> | null = null;
+    let conflicting: Set<string> | null = null;
+    for (const refs of [test.columns, test.filter_columns])
+      for (const ref of refs) {
+        const match = matchOf(test, ref);
+        if (match === null || match.actual.length !== 1) continue;
+        renames ??= new Map();
+        const known = renames.get(ref.column);
+        if (known !== undefined && known !== match.actual[0]) (conflicting ??= new Set()).add(ref.column);
+        renames.set(ref.column, match.actual[0]!);
+      }
+    if (renames === null) return null;
+    for (const name of conflicting ?? []) renames.delete(name);
+    return renames.size > 0 ? renames : null;
+  };
+
   const out = tests.map((test) => {
-    const refs = [...test.columns, ...test.filter_columns];
-    const renames = new Map<string, string>();
-    const conflicting = new Set<string>();
-    for (const ref of refs) {
-      const match = matchOf(test, ref);
-      if (match === null || match.actual.length !== 1) continue;
-      const known = renames.get(ref.column);
-      if (known !== undefined && known !== match.actual[0]) conflicting.add(ref.column);
-      renames.set(ref.column, match.actual[0]!);
-    }
-    for (const name of conflicting) renames.delete(name);
-    if (renames.size === 0) return test;
+    const renames = renamesOf(test);
+    if (renames === null) return test;
     const rename = (sql: string) => renameColumns(sql, renames);
     const renameRef = (ref: ColumnRef): ColumnRef => {
       const to = renames.get(ref.column);
