@@ -45,7 +45,11 @@ export function judgeAnomalyCheck(test: InferredTest, located: Located | undefin
 }
 
 /** judgeAnomalyCheck, pausing between a segmented check's segments (judgeSegmentsSteps). */
-function* judgeAnomalyCheckSteps(test: InferredTest, located: Located | undefined, feedback: FeedbackIndex): Generator<void, AnomalyJudgement> {
+function* judgeAnomalyCheckSteps(
+  test: InferredTest,
+  located: Located | undefined,
+  feedback: FeedbackIndex,
+): Generator<void, AnomalyJudgement> {
   const none = (observation: CheckObservation): AnomalyJudgement => ({ observation, flagged: [], judged: false });
   if (!located) return none(notEvaluated("the anomaly check was not planned"));
   if ("skipped" in located) return none(skippedObservation(located.skipped));
@@ -100,7 +104,8 @@ export function* judgeGroupSteps(
     for (const test of plan.tests) {
       const signature = feedbackSignature(feedback.get(test.key));
       const before = reading.held?.get(test.key);
-      const judgement = before && before.feedback === signature ? before : yield* judgeAnomalyCheckSteps(test, { reading, grain }, feedback);
+      const judgement =
+        before && before.feedback === signature ? before : yield* judgeAnomalyCheckSteps(test, { reading, grain }, feedback);
       const verdicts = judgement.verdicts ?? null;
       into.set(test.key, { observation: judgement.observation, flagged: [...judgement.flagged], judged: judgement.judged, verdicts });
       held.set(test.key, {
