@@ -45,8 +45,14 @@ export const FEEDBACK = 2;
 
 export type VerdictColumns = Pick<SeriesVerdicts, "value" | "expected" | "lower" | "upper" | "flags">;
 
-/** Bytes a bucket takes: value (f64), expected, lower, upper (f32), flags (u8). */
-export const BUCKET_BYTES = 21;
+/**
+ * Where each column starts, in bytes a bucket times the bucket count, in packedColumns' order
+ * (value f64; expected, lower, upper f32; flags u8), and the end: the one layout of the buffer,
+ * its packed copies and the store's encoding (store/anomaly-verdicts.ts).
+ */
+export const COLUMN_BOUNDS = [0, 8, 12, 16, 20, 21] as const;
+/** Bytes a bucket takes. */
+export const BUCKET_BYTES = COLUMN_BOUNDS[5];
 
 /**
  * The five columns of n buckets as views on one buffer: a typed array costs some 180 bytes of
@@ -55,12 +61,13 @@ export const BUCKET_BYTES = 21;
  */
 export function packedColumns(n: number): VerdictColumns {
   const buffer = new ArrayBuffer(BUCKET_BYTES * n);
+  const [value, expected, lower, upper, flags] = COLUMN_BOUNDS;
   return {
-    value: new Float64Array(buffer, 0, n),
-    expected: new Float32Array(buffer, 8 * n, n),
-    lower: new Float32Array(buffer, 12 * n, n),
-    upper: new Float32Array(buffer, 16 * n, n),
-    flags: new Uint8Array(buffer, 20 * n, n),
+    value: new Float64Array(buffer, value * n, n),
+    expected: new Float32Array(buffer, expected * n, n),
+    lower: new Float32Array(buffer, lower * n, n),
+    upper: new Float32Array(buffer, upper * n, n),
+    flags: new Uint8Array(buffer, flags * n, n),
   };
 }
 

@@ -3,6 +3,7 @@
 // (a new bucket, late rows, feedback), and every one when the store's newest scan is another
 // (a replica that did not hold them): unchanged rows are never rewritten either way.
 import {
+  COLUMN_BOUNDS,
   verdictBuckets,
   packedColumns,
   packedSegments,
@@ -77,8 +78,8 @@ function encoded(v: SeriesVerdicts): Encoded {
 
 /** Where a packed segment's columns lie in the packed bytes (views, no copy). */
 function packedColumnBytes(bytes: Uint8Array, { columnsAt: at, n }: PackedSegment): ColumnBytes {
-  const span = (from: number, to: number) => bytes.subarray(at + from * n, at + to * n);
-  return [span(0, 8), span(8, 12), span(12, 16), span(16, 20), span(20, 21)];
+  const span = (k: number) => bytes.subarray(at + COLUMN_BOUNDS[k]! * n, at + COLUMN_BOUNDS[k + 1]! * n);
+  return [span(0), span(1), span(2), span(3), span(4)];
 }
 
 /**
