@@ -49,9 +49,10 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
  * V8 first compiles it with its baseline compiler, then recompiles the busy functions with its
  * optimising one in the background: that second compile raised the resident set by 40 to 50 MB
  * for good (the idle daemon on the demo catalogue 185 -> 143 MB; a process that only opens the
- * store and queries it, peak 151 -> 100 MB) and made 500 queries no faster (docs/benchmarks.md). The flag is process-wide and read when a module is compiled, so it is
- * set before the client's first query. Not for PGlite: its engine is the database itself,
- * compute-bound, in a worker of this process.
+ * store and queries it, peak 151 -> 100 MB) and made 500 queries no faster (docs/benchmarks.md).
+ * The flag is process-wide and read when a module is compiled, so it is set before the client's
+ * first query. Not for PGlite: its engine is the database itself, compute-bound, in a worker of
+ * this process.
  */
 function keepPrismaWasmBaseline(): void {
   v8.setFlagsFromString("--liftoff-only");
