@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { ANOMALOUS, sameVerdicts, toSeriesVerdicts, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
 import { createVerdictHolder, verdictChanges } from "../../src/read-model/verdict-holder.js";
+import { scoredSeries } from "../evaluate/scored-series.js";
 
 const v = (key: string, values: number[], flags: number[] = values.map(() => 0)): SeriesVerdicts => ({
   check_key: key,
@@ -120,14 +121,9 @@ describe("verdict holder", () => {
 
 describe("series verdicts", () => {
   it("keep every bucket of a scored series, missing values as NaN, and compare by value", () => {
-    const kept = toSeriesVerdicts("a", {
-      kind: "scored",
-      seasonality: "none",
-      scored: 1,
-      anomalous: 1,
-      level_shift_at: null,
-      level_shifts: [],
-      buckets: [
+    const kept = toSeriesVerdicts(
+      "a",
+      scoredSeries([
         {
           start: 0,
           value: NaN,
@@ -152,8 +148,8 @@ describe("series verdicts", () => {
           deviations: 4,
           excluded: null,
         },
-      ],
-    })!;
+      ]),
+    )!;
     expect(kept.start).toBe(0);
     expect(kept.step).toBe(10);
     expect([...kept.value]).toEqual([NaN, 5]);

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ANOMALOUS, FEEDBACK, segmentedVerdicts, toSeriesVerdicts, type SeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
 import { decodeVerdicts, encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
+import { scoredSeries } from "../evaluate/scored-series.js";
 import type { VerdictsWrite } from "../../src/store/store.js";
 import { targets } from "./databases.js";
 import { withStore } from "./with-store.js";
@@ -32,15 +33,10 @@ describe("anomaly verdicts as text", () => {
 
   it("keeps the band in single precision and the value exact", () => {
     const bucket = { start: 0, value: 0.1 + 0.2, expected: 1 / 3, lower: Math.PI, upper: 1e12 + 0.5, anomalous: true };
-    const scored = toSeriesVerdicts("vol", {
-      kind: "scored",
-      seasonality: "none",
-      scored: 1,
-      anomalous: 1,
-      level_shift_at: null,
-      level_shifts: [],
-      buckets: [{ ...bucket, feedback: false, excluded: null, in_detection: true, deviations: 4 }],
-    })!;
+    const scored = toSeriesVerdicts(
+      "vol",
+      scoredSeries([{ ...bucket, feedback: false, excluded: null, in_detection: true, deviations: 4 }]),
+    )!;
     const read = decodeVerdicts("vol", encodeVerdicts(scored));
     expect(read.value[0]).toBe(0.1 + 0.2);
     expect([read.expected[0], read.lower[0], read.upper[0]]).toEqual([Math.fround(1 / 3), Math.fround(Math.PI), Math.fround(1e12 + 0.5)]);
