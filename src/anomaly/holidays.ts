@@ -2,7 +2,11 @@
 // calendar maintained upstream: no network, the rules ship in the package. Kept per region and
 // year, since every scan asks again for the same few. The package is loaded on the first use
 // (some 8 MB of heap that a catalogue without holidays does not need).
-import { holidaysClass } from "../catalog/holiday-regions.js";
+import { createRequire } from "node:module";
+import type Holidays from "date-holidays";
+
+let HolidaysClass: typeof Holidays | undefined;
+const holidaysClass = () => (HolidaysClass ??= createRequire(import.meta.url)("date-holidays") as typeof Holidays);
 
 const DAY_MS = 86_400_000;
 

@@ -4,12 +4,8 @@
 import { createRequire } from "node:module";
 import type Holidays from "date-holidays";
 
-let HolidaysClass: typeof Holidays | undefined;
 let known: Holidays | undefined;
-
-/** The date-holidays class, required on the first call (anomaly/holidays.ts builds its calendars with it). */
-export const holidaysClass = (): typeof Holidays => (HolidaysClass ??= createRequire(import.meta.url)("date-holidays") as typeof Holidays);
-const calendars = () => (known ??= new (holidaysClass())());
+const calendars = () => (known ??= new (createRequire(import.meta.url)("date-holidays") as typeof Holidays)());
 
 /** "US", "gb", "DE-BY": an ISO 3166-1 country code, optionally with one of its subdivisions. */
 export function isHolidayRegion(code: string): boolean {
