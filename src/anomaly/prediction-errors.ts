@@ -65,6 +65,31 @@ export class PredictionErrors {
     return Math.min(z * z, k * k);
   }
 
+  /**
+   * Lag-one correlation of the standardized errors (each capped at ±sensitivity, as cappedZ2) over
+   * buckets [from, to), about 0 when they are independent; NaN with fewer than 20 neighbouring pairs.
+   */
+  lagOneCorrelation(from: number, to: number, scale: ErrorScale): number {
+    const k = this.band.sensitivity;
+    let products = 0;
+    let squares = 0;
+    let pairs = 0;
+    let previous = Number.NaN;
+    for (let j = from; j < to; j++) {
+      const variance = scale.phi * this.g2[j]! + this.poisson[j]!;
+      const z = variance > 0 ? Math.max(-k, Math.min(k, this.error[j]! / (scale.tail * Math.sqrt(variance)))) : Number.NaN;
+      if (!Number.isNaN(z)) {
+        squares += z * z;
+        if (!Number.isNaN(previous)) {
+          products += z * previous;
+          pairs++;
+        }
+      }
+      previous = z;
+    }
+    return pairs >= 20 && squares > 0 ? products / squares : Number.NaN;
+  }
+
   /** Mean capped squared standardized error over buckets [from, to), and how many it averages. */
   meanCappedZ2(from: number, to: number, scale: ErrorScale): { mean: number; count: number } {
     let sum = 0;

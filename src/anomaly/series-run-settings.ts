@@ -24,19 +24,18 @@ export const REFIT_EVERY: Record<Grain, number> = { hour: 168, day: 7 };
  */
 export const MIN_ERRORS: Record<Grain, number> = { hour: 48, day: 7 };
 /**
- * A lone upward exceedance of the seasonal band in an hourly series whose errors are heavy-tailed
- * (tail factor above HEAVY_TAIL) is flagged only when the value is also beyond the z-score's own
- * edge, mean + 3 sds of the last 14 days (SECOND_OPINION_SDS, the peers' threshold). Why: such
- * series come in bursts (volatility clustering), and a burst's single high hour that stays within
- * what the last two weeks held is the series being itself; on the real set 155 of 161 false-alarm
- * episodes were upward, most of them lone buckets. Drops, pairs (a change that lasts) and the range
- * check are untouched, so an outage or a level shift is judged as before, and series with
- * near-normal errors (the tail factor of 336 normal errors is 1.06 on average, its sampling sd about
- * 0.06) keep the seasonal band alone. Hourly only: at day grain the 14-day sd comes from 14 values
- * and the daily band already widens for its few errors (docs/anomaly-eval.md measures both).
+ * A lone upward exceedance of the seasonal band in an hourly series whose errors come in runs
+ * (lag-one correlation above CORRELATED, error-volatility.ts) is flagged only when the value is
+ * also beyond the z-score's own edge, mean + 3 sds of the last 14 days (SECOND_OPINION_SDS, the
+ * peers' threshold). Why: such series come in bursts, and a burst's single high hour that stays
+ * within what the last two weeks held is the series being itself; on the real set 155 of 161
+ * false-alarm episodes were upward, most of them lone buckets. Drops, pairs (a change that lasts)
+ * and the range check are untouched, so an outage or a level shift is judged as before, and series
+ * with independent errors keep the seasonal band alone. Hourly only, as the correlation: at day
+ * grain the 14-day sd comes from 14 values (docs/anomaly-eval.md measures both). The gate was the
+ * errors' tail factor before; the correlation separates real residuals from independent noise
+ * better (the generated families with Student-t noise are heavy-tailed but independent).
  */
 export const SECOND_OPINION_SDS = 3;
-/** Tail factor above which errors count as heavy-tailed: four sampling sds above a normal sample's. */
-export const HEAVY_TAIL = 1.25;
 /** Seasonality under auto is chosen from at most this many training windows of history. */
 export const CHOICE_WINDOWS = 4;

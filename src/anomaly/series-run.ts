@@ -3,16 +3,7 @@ import type { Calendar } from "./calendar.js";
 import { chooseSeasonality } from "./choose-seasonality.js";
 import { MEAN_AD_TO_SD } from "./mad.js";
 import { LevelSmoother } from "./level-smoother.js";
-import {
-  CANDIDATES,
-  CHOICE_WINDOWS,
-  HEAVY_TAIL,
-  HUBER,
-  LEVEL_BUCKETS,
-  MIN_ERRORS,
-  REFIT_EVERY,
-  SECOND_OPINION_SDS,
-} from "./series-run-settings.js";
+import { CANDIDATES, CHOICE_WINDOWS, HUBER, LEVEL_BUCKETS, MIN_ERRORS, REFIT_EVERY, SECOND_OPINION_SDS } from "./series-run-settings.js";
 import type { ErrorScale } from "./prediction-scale.js";
 import { PredictionErrors } from "./prediction-errors.js";
 import { ErrorVolatility } from "./error-volatility.js";
@@ -233,7 +224,7 @@ export class SeriesRun {
 
   /** See SECOND_OPINION_SDS: a lone upward exceedance within the z-score's edge is not flagged. */
   private secondOpinion(value: number): void {
-    if (this.input.settings.grain !== "hour" || !(this.scale!.tail > HEAVY_TAIL)) return;
+    if (!this.volatility.correlated) return;
     const edge = this.range.edgeAbove(SECOND_OPINION_SDS);
     if (!(value <= edge)) return;
     // The band reported is the wider of the two, so the value lies inside what it was judged against.
@@ -303,7 +294,8 @@ export class SeriesRun {
   /** At a refit: the window's mean capped squared standardized error, and the small-sample factor. */
   private refreshVolatility(i: number): void {
     if (this.scale === null) return;
-    this.volatility.refresh(this.errors.meanCappedZ2(Math.max(0, i - this.input.settings.training_buckets), i, this.scale));
+    const from = Math.max(0, i - this.input.settings.training_buckets);
+    this.volatility.refresh(this.errors.meanCappedZ2(from, i, this.scale), this.errors.lagOneCorrelation(from, i, this.scale));
   }
 
   /**

@@ -54,7 +54,7 @@ export interface AnomalyDefaults {
  */
 export const GRAIN_DEFAULTS: Record<AnomalyGrain, { training_buckets: number; detection_buckets: number; sensitivity: number }> = {
   day: { training_buckets: 84, detection_buckets: 2, sensitivity: 2.9 },
-  hour: { training_buckets: 336, detection_buckets: 2, sensitivity: 4 },
+  hour: { training_buckets: 336, detection_buckets: 2, sensitivity: 3 },
 };
 /** freshnessVerdict's calibrated default (src/anomaly/defaults.ts DEFAULT_FRESHNESS_SENSITIVITY). */
 export const FRESHNESS_SENSITIVITY = 4;
