@@ -109,7 +109,7 @@ export function printReal(out: Out, table: Table, dir: string, data: Record<Grai
   return allMet;
 }
 
-const GRID: Record<Grain, number[]> = { day: [2.5, 2.75, 2.9, 3, 3.25, 3.5], hour: [3.25, 3.5, 3.75, 4, 4.25, 4.5, 5] };
+const GRID: Record<Grain, number[]> = { day: [2.5, 2.75, 2.9, 3, 3.25, 3.5], hour: [2.75, 3, 3.25, 3.5, 3.75, 4, 4.5] };
 
 /**
  * Leave one family out: for each family, the sensitivity is chosen on the other three (the

@@ -24,6 +24,14 @@ import { zScoreFlags } from "./z-score.js";
 
 const GAP_FAMILIES: readonly Family[] = ["orders", "events", "revenue", "system_rows"];
 const GRAINS: readonly Grain[] = ["hour", "day"];
+/**
+ * The method before issue 18 on these generated series (36 a kind, this generator, its defaults:
+ * docs/anomaly-eval.md, "Corrections to the evaluation"): the issue asks for no worse.
+ */
+const BEFORE_ISSUE_18: Record<Grain, { recall: number; episodes: number }> = {
+  hour: { recall: 0.928, episodes: 3.184 },
+  day: { recall: 0.913, episodes: 0.389 },
+};
 type Method = "ours" | "z-score";
 
 interface Options {
@@ -251,6 +259,17 @@ function main(): number {
         ours.falseEpisodes <= z.falseEpisodes,
       ],
     ];
+    // Issue 18: on the generated series, no worse than the method before it (the same generator,
+    // its defaults): recall at least its recall, at most its false-alarm episodes.
+    if (Object.keys(options.generate).length === 0 && options.series === 36 && options.sensitivity === null) {
+      const before = BEFORE_ISSUE_18[grain];
+      const episodes = Number(perMonth(ours.falseEpisodes, ours.detectionDays));
+      checks.push([
+        `no worse than before issue 18: recall >= ${before.recall} at <= ${before.episodes} episodes / 30 d`,
+        `${recall.toFixed(3)} at ${episodes.toFixed(3)}`,
+        Number(recall.toFixed(3)) >= before.recall && episodes <= before.episodes,
+      ]);
+    }
     for (const kind of ANOMALY_KINDS) {
       const t = tallies.get(key(grain, kind, "ours"))!;
       const r = t.planted4 > 0 ? t.found4 / t.planted4 : 1;
