@@ -115,47 +115,65 @@ export function applyScan(previous: ReadState, write: ScanWrite, historyLimit: n
   const rows = new Map<string, StoredMetricStatus>();
   for (const row of previous.statuses) rows.set(row.metric_name, row);
   const written = new Map<string, StoredMetricStatus>();
-  const history = new Map<string, StatusPeriod[]>(historyLimit > 0 ? previous.history : []);
+  // Copied only when something differs: on an unchanged scan the last state's collections stand
+  // (10,000 statuses, their periods and every check result copied for nothing was most of this).
+  let rewritten = false;
+  let history: Map<string, StatusPeriod[]> | null = null;
   for (const s of write.statuses) {
     // The store's upsert refuses a metric twice in one statement: the scan would have failed.
     if (written.has(s.metric_name)) return { reload: `metric ${s.metric_name} twice in the scan's statuses` };
-    written.set(s.metric_name, nextStatus(rows.get(s.metric_name), s, at, scanId));
+    const row = rows.get(s.metric_name);
+    const next = nextStatus(row, s, at, scanId);
+    written.set(s.metric_name, next);
+    rewritten ||= next !== row;
     if (historyLimit > 0) {
       const periods = previous.history.get(s.metric_name) ?? [];
-      const next = nextPeriods(periods, s, at);
-      if (next !== periods) history.set(s.metric_name, next.slice(0, historyLimit));
+      const nextPeriodList = nextPeriods(periods, s, at);
+      if (nextPeriodList !== periods) (history ??= new Map(previous.history)).set(s.metric_name, nextPeriodList.slice(0, historyLimit));
     }
   }
   // Rows keep their place; metrics new to the store come after (the view is keyed, not ordered).
-  const statuses = previous.statuses.map((row) => written.get(row.metric_name) ?? row);
-  for (const [metric, row] of written) if (!rows.has(metric)) statuses.push(row);
+  const statuses = rewritten ? previous.statuses.map((row) => written.get(row.metric_name) ?? row) : previous.statuses;
+  if (rewritten) for (const [metric, row] of written) if (!rows.has(metric)) statuses.push(row);
+  if (historyLimit <= 0) history = new Map();
 
   if (write.prunedBefore) {
     const before = write.prunedBefore.getTime();
-    for (const [metric, periods] of history) {
+    for (const [metric, periods] of history ?? previous.history) {
       // Newest first: only the tail can have ended before the cut-off.
       const last = periods.at(-1);
       if (last?.to && last.to.getTime() < before)
-        history.set(
+        (history ??= new Map(previous.history)).set(
           metric,
           periods.filter((p) => p.to === null || p.to.getTime() >= before),
         );
     }
   }
 
-  const observations = new Map(previous.observations);
+  let observations: Map<string, CheckObservation> | null = null;
   for (const [key, o] of write.observations) {
     if (write.unchanged?.has(key)) {
       // Kept results were not sent: the stored row stands, and the view must already hold it.
-      if (!observations.has(key)) return { reload: `kept result ${key} is not in the view` };
+      if (!previous.observations.has(key)) return { reload: `kept result ${key} is not in the view` };
       continue;
     }
-    observations.set(key, storedObservation(o));
+    const held = previous.observations.get(key);
+    if (held !== undefined && sameObservation(held, o)) continue;
+    (observations ??= new Map(previous.observations)).set(key, storedObservation(o));
   }
 
   const { results_written: _written, previous_scan_id: _previous, incidents: changed, ...scan } = write.scan;
   const incidents = nextIncidents(previous.incidents ?? [], changed ?? [], write.prunedBefore);
-  return { state: { ...previous, scan, statuses, observations, history, incidents } };
+  return {
+    state: {
+      ...previous,
+      scan,
+      statuses,
+      observations: observations ?? previous.observations,
+      history: history ?? previous.history,
+      incidents,
+    },
+  };
 }
 
 /** The store's incidents after the scan wrote `changed` (whole) and pruning dropped those resolved before the cut-off; newest opened first. */

@@ -132,6 +132,28 @@ describe("applyScan", () => {
     expect(previous.observations.get("k2")).toEqual(observation(3));
   });
 
+  it("leaves the last state's collections as they were when the scan changed nothing in them", () => {
+    const state = applied(
+      write({
+        statuses: [status("steady", "healthy"), status("flips", "healthy"), status("counts", "degraded"), status("gone", "unreliable")],
+        observations: new Map([
+          ["k1", { ...observation(0), newest: 1_700_000_000 }], // judged again, the same as held
+          ["k2", observation(3)],
+        ]),
+        unchanged: new Set(["k2"]),
+      }),
+    );
+    expect(state.statuses).toBe(previous.statuses);
+    expect(state.history).toBe(previous.history);
+    expect(state.observations).toBe(previous.observations);
+    // one result that differs copies the results once, and leaves the previous state alone
+    const changed = applied(write({ statuses: [], observations: new Map([["k1", observation(4)]]) }));
+    expect(changed.observations).not.toBe(previous.observations);
+    expect(changed.observations.get("k1")).toEqual(observation(4));
+    expect(changed.observations.get("k2")).toBe(previous.observations.get("k2"));
+    expect(previous.observations.get("k1")).toEqual(observation(0));
+  });
+
   it("takes the scan as the newest, without completeScan's extra fields", () => {
     expect(applied(write()).scan).toEqual(record("b", 20));
   });
