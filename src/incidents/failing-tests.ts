@@ -8,8 +8,14 @@ import type { FailingTest } from "./types.js";
 
 /** The column of the root table the test reads, when it reads one and only one. */
 export function rootColumn(test: Pick<InferredTest, "table" | "columns">): string | null {
-  const own = new Set(test.columns.filter((c) => c.table === test.table).map((c) => c.column));
-  return own.size === 1 ? [...own][0]! : null;
+  // A loop, not a Set: every failing test of every scan comes through here.
+  let column: string | null = null;
+  for (const c of test.columns) {
+    if (c.table !== test.table || c.column === column) continue;
+    if (column !== null) return null;
+    column = c.column;
+  }
+  return column;
 }
 
 /**

@@ -51,13 +51,13 @@ export const sameValues = (row: MetricStatus, s: MetricStatus): boolean =>
 
 /** Whether a result as the store holds it (`stored`) is `o` as the store keeps it: its row would be left alone. */
 export function sameObservation(stored: CheckObservation, o: CheckObservation): boolean {
-  const now = storedObservation(o);
+  // storedObservation's fields, compared without building it (called for every result of every scan).
   return (
-    stored.outcome === now.outcome &&
-    stored.rows_affected === now.rows_affected &&
-    stored.rows_total === now.rows_total &&
-    stored.message === now.message &&
-    (stored.sample_sql ?? null) === (now.sample_sql ?? null)
+    stored.outcome === o.outcome &&
+    stored.rows_affected === integer(o.rows_affected) &&
+    stored.rows_total === integer(o.rows_total) &&
+    stored.message === o.message &&
+    (stored.sample_sql ?? null) === (o.sample_sql ?? null)
   );
 }
 

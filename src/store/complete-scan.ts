@@ -14,6 +14,7 @@ import type { Sql } from "./sql-session.js";
 import { StoreError } from "./store-error.js";
 import type { FinishedScan, ScanRecord } from "./store.js";
 import type { Incident } from "../incidents/types.js";
+import type { CheckObservation } from "../evaluate/types.js";
 import { toColumnArrays, unnestFrom } from "./unnest.js";
 
 /**
@@ -127,6 +128,17 @@ async function writeStatuses(sql: Sql, scan: FinishedScan, at: Date, previousSca
   );
 }
 
+/** The observations the store must be sent: all but those it holds as they are (a loop: there are 30,000 of them). */
+function sentOnly(
+  observations: FinishedScan["observations"],
+  unchanged: ReadonlySet<string> | undefined,
+  same: ReadonlySet<string> | undefined,
+): Map<string, CheckObservation> {
+  const sent = new Map<string, CheckObservation>();
+  for (const [key, o] of observations) if (!unchanged?.has(key) && !same?.has(key)) sent.set(key, o);
+  return sent;
+}
+
 /** `origin` names the writing store in the change notification (change-feed.ts). */
 export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Date, origin?: string): Promise<ScanRecord> {
   await sql(`SELECT pg_advisory_xact_lock(${COMPLETE_LOCK_KEY})`);
@@ -156,10 +168,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
     const unchanged = scan.unchanged;
     // And those the scan found as the replica held them, when the store still holds that scan's.
     const same = scan.observationsSame?.basis === previous?.id ? scan.observationsSame?.keys : undefined;
-    const changed =
-      unchanged?.size || same?.size
-        ? { ...scan, observations: new Map([...scan.observations].filter(([key]) => !unchanged?.has(key) && !same?.has(key))) }
-        : scan;
+    const changed = unchanged?.size || same?.size ? { ...scan, observations: sentOnly(scan.observations, unchanged, same) } : scan;
     await writeObservations(sql, changed, finishedAt);
     await writePasses(sql, scan);
     await writeStatuses(sql, scan, finishedAt, previous?.id ?? null);
