@@ -2,12 +2,12 @@
 import { describe, expect, it } from "vitest";
 import { readMigrations } from "../../src/store/migrate.js";
 import { defaultMigrationsDir } from "../../src/store/package-root.js";
-import { targets } from "../store/databases.js";
+import { storeTargets } from "../store/databases.js";
 import { runCli } from "./run-cli.js";
 
 const migrations = await readMigrations(defaultMigrationsDir());
 
-describe.each(targets)("metric-reliability migrate on $name", (target) => {
+describe.each(storeTargets)("metric-reliability migrate on $name", (target) => {
   it("applies every migration once, then none", async () => {
     const db = await target.fresh();
     try {

@@ -10,13 +10,13 @@ import { createSeriesCache } from "../../src/read-model/series-cache.js";
 import type { AnomalyScanInput } from "../../src/scan/anomaly-scan.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { anomalyCatalogue, anomalyStatements, DAY, EU_SPIKE_DAY, euRows, US_DROP_DAY, US_DROP_ROWS } from "./anomaly-fixture.js";
 import { loadYaml } from "./fixture-catalog.js";
 
 const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
 
-describe.each(engines)("$name: anomaly rules on planted anomalies", (engine) => {
+describe.each(engineCases)("$name: anomaly rules on planted anomalies", (engine) => {
   const db = uniqueDatabase("mr_anom");
   let handle: WarehouseHandle | undefined;
   let snapshot: CatalogSnapshot;

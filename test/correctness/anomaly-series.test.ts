@@ -9,7 +9,7 @@ import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js"
 import { bucketStarts } from "../../src/evaluate/series-values.js";
 import { usualGapSeconds } from "../../src/plan/cadence-query.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { countingWarehouse, type SentQuery } from "./run-scan.js";
 import { loadYaml } from "./fixture-catalog.js";
 import { DAY, eventRows, eventsTable, expectedSeries, HOUR, insertEvents, plain, type EventRow } from "./series-fixture.js";
@@ -71,7 +71,7 @@ const catalogue = (db: string) => `metrics:
       - { alias: boom, function: Sum, expr: "intDiv(n, 0)" }
 `;
 
-describe.each(engines)("$name: anomaly series from the warehouse", (engine) => {
+describe.each(engineCases)("$name: anomaly series from the warehouse", (engine) => {
   const db = uniqueDatabase("mr_series");
   let handle: WarehouseHandle | undefined;
   let snapshot: CatalogSnapshot;

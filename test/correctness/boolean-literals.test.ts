@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { runScan, tableQueries, type ScanRun } from "./run-scan.js";
 
 const MODELS = `semantic_models:
@@ -36,7 +36,7 @@ const ours = (db: string) => `metrics:
 const root = await mkdtemp(path.join(os.tmpdir(), "mr-booleans-"));
 afterAll(() => rm(root, { recursive: true, force: true }));
 
-describe.each(engines)("$name: boolean literals in definitions' filters", (engine) => {
+describe.each(engineCases)("$name: boolean literals in definitions' filters", (engine) => {
   const db = uniqueDatabase("mr_bool");
   let handle: WarehouseHandle | undefined;
   let snapshot: CatalogSnapshot;

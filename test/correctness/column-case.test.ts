@@ -4,7 +4,7 @@
 // matches two columns is an error, and its checks say the column is missing.
 import { describe, expect, it } from "vitest";
 import { compilerStatusView } from "../../src/services/compiler-service.js";
-import { engines, uniqueDatabase } from "../helpers/warehouses.js";
+import { uniqueDatabase, engineCases } from "../helpers/warehouses.js";
 import { scanProject } from "./run-scan.js";
 
 const PROJECT = `
@@ -33,7 +33,7 @@ function statements(db: string): string[] {
   ];
 }
 
-describe.each(engines)("column names in another letter case ($name)", (engine) => {
+describe.each(engineCases)("column names in another letter case ($name)", (engine) => {
   const db = uniqueDatabase("mr_case");
   const scan = scanProject(engine, { db, file: "payments.yml", project: PROJECT, statements });
   const result = (rule: string, metric = "payment_total") => scan.run.results.find((r) => r.rule === rule && r.metric === metric)!;

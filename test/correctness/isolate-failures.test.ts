@@ -12,7 +12,7 @@ import { createScanService } from "../../src/scan/scan-service.js";
 import { createStore } from "../../src/store/prisma-store.js";
 import type { TestResult } from "../../src/evaluate/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { targets } from "../store/databases.js";
 import { loadYaml } from "./fixture-catalog.js";
 import { EVENTS, isolationStatements, NULL_TIMES, ORDERS, ORPHANS, UNPARSABLE_DAYS } from "./isolation-warehouse.js";
@@ -50,7 +50,7 @@ const catalogue = (db: string) => `metrics:
     measures: [{ alias: total, function: Sum, column: amount }]
 `;
 
-describe.each(engines)("$name: a check that throws on the data is isolated from its table's query", (engine) => {
+describe.each(engineCases)("$name: a check that throws on the data is isolated from its table's query", (engine) => {
   const db = uniqueDatabase("mr_isolate");
   let handle: WarehouseHandle | undefined;
   let snapshot: CatalogSnapshot;

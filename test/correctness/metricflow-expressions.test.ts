@@ -5,7 +5,7 @@
 // ClickHouse cannot run (Snowflake's TO_TIMESTAMP_NTZ) is a named finding on the first scan.
 import { describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
-import { engines, uniqueDatabase } from "../helpers/warehouses.js";
+import { uniqueDatabase, engineCases } from "../helpers/warehouses.js";
 import { scanProject } from "./run-scan.js";
 
 const PROJECT = `
@@ -101,7 +101,7 @@ function statements(db: string): string[] {
   ];
 }
 
-describe.each(engines)("MetricFlow expressions as timestamp and key ($name)", (engine) => {
+describe.each(engineCases)("MetricFlow expressions as timestamp and key ($name)", (engine) => {
   const db = uniqueDatabase("mr_mf_expr");
   const scan = scanProject(engine, { db, file: "schema.yml", project: PROJECT, statements });
   const result = (metric: string, rule: string): TestResult => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { metricflowStatements } from "./metricflow-warehouse.js";
 import { runScan, type ScanRun } from "./run-scan.js";
 
@@ -99,7 +99,7 @@ function expected(db: string): Finding[] {
   return list.sort((a, b) => (a.join("|") < b.join("|") ? -1 : 1));
 }
 
-describe.each(engines)("$name: the MetricFlow reference project", (engine) => {
+describe.each(engineCases)("$name: the MetricFlow reference project", (engine) => {
   const clean = uniqueDatabase("mr_mf_clean");
   const defective = uniqueDatabase("mr_mf_bad");
   let handle: WarehouseHandle | undefined;

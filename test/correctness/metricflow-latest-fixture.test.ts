@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { metricflowStatements } from "./metricflow-warehouse.js";
 import { runScan, type ScanRun } from "./run-scan.js";
 
@@ -23,7 +23,7 @@ function verdicts(snapshot: CatalogSnapshot, results: TestResult[]): string[] {
   return [...out].sort();
 }
 
-describe.each(engines)("$name: the reference project in the latest spec", (engine) => {
+describe.each(engineCases)("$name: the reference project in the latest spec", (engine) => {
   const db = uniqueDatabase("mr_mf_latest");
   let handle: WarehouseHandle | undefined;
   let legacy: CatalogSnapshot;

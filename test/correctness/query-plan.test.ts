@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { planScan, QUERY_WRAPPER_BYTES } from "../../src/plan/plan-scan.js";
 import { schemaFromRows, schemaQuery, type ColumnRow } from "../../src/plan/schema-query.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { loadFixtureCatalog, loadYaml } from "./fixture-catalog.js";
 import { FILTER } from "./fixture-warehouse.js";
 import { dropFixture, groupOf, openFixture, runScan, seriesQueries, sqlChecks, tableQueries, type ScanRun } from "./run-scan.js";
@@ -16,7 +16,7 @@ const WIDE_COLUMNS = 30;
 const wideColumn = (i: number) => `w${i}_${"x".repeat(110)}_amount`;
 const LONG_FILTER_BYTES = 250_000;
 
-describe.each(engines)("$name: queries of a scan", (engine) => {
+describe.each(engineCases)("$name: queries of a scan", (engine) => {
   const db = uniqueDatabase("mr_corr_plan");
   let handle: WarehouseHandle | undefined;
   let run: ScanRun;

@@ -2,7 +2,7 @@
 // planted ids (respecting the metric's filter), as many as reported up to the LIMIT 10.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestResult } from "../../src/evaluate/types.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { loadFixtureCatalog } from "./fixture-catalog.js";
 import { DUPLICATE_CUSTOMER_IDS, DUPLICATE_CUSTOMER_ROWS, SEGMENT_NULL_IDS, defectIds, type Defect } from "./fixture-warehouse.js";
 import { dropFixture, openFixture, runScan, type ScanRun } from "./run-scan.js";
@@ -29,7 +29,7 @@ const ORDERS_CHECKS: Record<string, { defects: Defect[]; column: string; violate
 
 const skippedFromQuery = (r: TestResult) => r.message.startsWith("not evaluated") || r.message.startsWith("not applicable");
 
-describe.each(engines)("$name: sample queries of the correctness fixture", (engine) => {
+describe.each(engineCases)("$name: sample queries of the correctness fixture", (engine) => {
   const db = uniqueDatabase("mr_corr_sample");
   let handle: WarehouseHandle | undefined;
   let run: ScanRun;

@@ -5,7 +5,7 @@ import type { TestResult } from "../../src/evaluate/types.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { compilerStatusView } from "../../src/services/compiler-service.js";
 import { RULE_IDS } from "../../src/catalog/rule-ids.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 import { EXPECTED_STATUS, expectedResults, type Expected } from "./expected.js";
 import { loadFixtureCatalog, METRIC_NAMES } from "./fixture-catalog.js";
 import { dropFixture, openFixture, runScan, type ScanRun } from "./run-scan.js";
@@ -24,7 +24,7 @@ function countText(affected: number, total: number): string {
   return `${affected.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} rows (${pct}%)`;
 }
 
-describe.each(engines)("$name: inferred tests on the correctness fixture", (engine) => {
+describe.each(engineCases)("$name: inferred tests on the correctness fixture", (engine) => {
   const db = uniqueDatabase("mr_corr");
   let handle: WarehouseHandle | undefined;
   let run: ScanRun;

@@ -1,6 +1,6 @@
 // The ClickHouse engines every warehouse-facing suite runs on: the embedded engine (chdb)
 // always, and a ClickHouse server when CLICKHOUSE_URL is set (CI: Debian's 18.16).
-// Usage: describe.each(engines)("$name", (engine) => { ... await engine.open() ... })
+// Usage: describe.each(engineCases)("$name", (engine) => { ... await engine.open() ... })
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -80,6 +80,14 @@ export const engines: EngineCase[] = [
       ]
     : []),
 ];
+
+/**
+ * The engines a suite runs on (describe.each). MR_SERVER_ENGINES_ONLY=1 with CLICKHOUSE_URL set
+ * leaves the embedded engine out: .ci/run's first pass sets it, and its newcomer pass (no server
+ * variables) runs the same suites on chdb, so each case still runs once on each engine.
+ */
+export const engineCases: EngineCase[] =
+  process.env.MR_SERVER_ENGINES_ONLY === "1" && serverConnection() ? engines.filter((e) => e.name === "server") : engines;
 
 /** A database name no other suite (or concurrent run) uses on a shared server. */
 export function uniqueDatabase(prefix: string): string {

@@ -18,7 +18,7 @@ import type { Store } from "../../src/store/store.js";
 import { testScanService } from "../helpers/scan-service.js";
 import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
 import { incrementalCatalog, incrementalStatements } from "../scan/incremental-fixture.js";
-import { targets, type TestDatabase } from "../store/databases.js";
+import { type TestDatabase, storeTargets } from "../store/databases.js";
 
 const HISTORY_LIMIT = 50;
 // The ClickHouse server when CLICKHOUSE_URL is set (CI), else the embedded engine: a fresh clone's
@@ -35,7 +35,7 @@ const content = (view: ReadView) => ({
   incidents: view.incidents,
 });
 
-describe.each(targets)(`the read model after its own scans on ${engine.name} ClickHouse, on the $name store`, (target) => {
+describe.each(storeTargets)(`the read model after its own scans on ${engine.name} ClickHouse, on the $name store`, (target) => {
   const db = uniqueDatabase(`mr_apply_${target.name}`);
   let handle: WarehouseHandle;
   let snapshot: CatalogSnapshot;

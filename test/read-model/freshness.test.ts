@@ -8,12 +8,12 @@ import { createReadModel, type ReadModel } from "../../src/read-model/read-model
 import { createStore } from "../../src/store/prisma-store.js";
 import type { ScanRecord, Store } from "../../src/store/store.js";
 import { finished, observation, status, test as inferred } from "../store/fixtures.js";
-import { targets, type TestDatabase } from "../store/databases.js";
+import { type TestDatabase, storeTargets } from "../store/databases.js";
 
 const tests = [inferred("orders_total", "amount_not_null")];
 const snapshot = { version: "v1", testsByMetric: new Map([["orders_total", tests]]) } as unknown as CatalogSnapshot;
 
-describe.each(targets)("at least a scan, on the $name store", (target) => {
+describe.each(storeTargets)("at least a scan, on the $name store", (target) => {
   let db: TestDatabase;
   let store: Store;
   let replica: ReadModel;

@@ -15,7 +15,7 @@ import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { loadFixtureCatalog } from "../correctness/fixture-catalog.js";
 import { fixtureStatements } from "../correctness/fixture-warehouse.js";
 import { metricflowStatements } from "../correctness/metricflow-warehouse.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 
 const METRICFLOW = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../fixtures/metricflow");
 
@@ -59,7 +59,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe.each(engines)("incremental = full on $name", (engine) => {
+describe.each(engineCases)("incremental = full on $name", (engine) => {
   let handle: WarehouseHandle;
   beforeAll(async () => {
     handle = await engine.open();

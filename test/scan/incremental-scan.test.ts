@@ -21,8 +21,8 @@ import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js"
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { countingWarehouse, type SentQuery } from "../correctness/run-scan.js";
 import { maskAges } from "../e2e/expected.js";
-import { engines, serverConnection, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
-import { targets, type TestDatabase } from "../store/databases.js";
+import { serverConnection, uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
+import { type TestDatabase, storeTargets } from "../store/databases.js";
 import {
   FRESHNESS_SECONDS,
   incrementalCatalog,
@@ -40,8 +40,8 @@ const sorted = (values: Iterable<string>) => [...new Set(values)].sort();
 const comparable = (observations: ReadonlyMap<string, CheckObservation>) =>
   maskAges(Object.fromEntries([...observations].map(([key, { newest: _newest, ...rest }]) => [key, rest]).sort()));
 
-describe.each(engines)("incremental scans on $name", (engine) => {
-  describe.each(targets)("with the $name store", (target) => {
+describe.each(engineCases)("incremental scans on $name", (engine) => {
+  describe.each(storeTargets)("with the $name store", (target) => {
     const db = uniqueDatabase(`mr_incr_${engine.name}_${target.name}`);
     const sent: SentQuery[] = [];
     const unchangedScans: string[] = [];

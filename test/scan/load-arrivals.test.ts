@@ -15,8 +15,8 @@ import type { Store } from "../../src/store/store.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
 import { loadYaml } from "../correctness/fixture-catalog.js";
 import { testScanService } from "../helpers/scan-service.js";
-import { engines, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
-import { targets, type TestDatabase } from "../store/databases.js";
+import { uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
+import { type TestDatabase, storeTargets } from "../store/databases.js";
 
 const MINUTE = 60;
 const HOUR = 3600;
@@ -102,8 +102,8 @@ function loadStatements(db: string, loader: Loader, from: number, at: number): s
   ];
 }
 
-describe.each(engines)("freshness_anomaly from arrivals on $name", (engine) => {
-  describe.each(targets)("with the $name store", (target) => {
+describe.each(engineCases)("freshness_anomaly from arrivals on $name", (engine) => {
+  describe.each(storeTargets)("with the $name store", (target) => {
     const db = uniqueDatabase(`mr_loads_${engine.name}_${target.name}`);
     let handle: WarehouseHandle;
     let testDb: TestDatabase;

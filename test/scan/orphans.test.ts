@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { abortOrphanedScans, currentProcess, ownerIsDead, pidAlive, scansOfDeadProcesses } from "../../src/scan/orphans.js";
 import { ABORTED_ERROR, createStore } from "../../src/store/prisma-store.js";
 import type { ScanOwner } from "../../src/store/store.js";
-import { targets } from "../store/databases.js";
+import { storeTargets } from "../store/databases.js";
 
 /** A pid no process can have: above the kernel's limit. */
 const NO_SUCH_PID = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8").trim()) + 1;
@@ -56,7 +56,7 @@ describe("pidAlive and currentProcess", () => {
   });
 });
 
-describe.each(targets)("abortOrphanedScans on $name", (target) => {
+describe.each(storeTargets)("abortOrphanedScans on $name", (target) => {
   it("aborts a dead process's scans of this host at once, stale ones of any host, and nothing alive", async () => {
     const db = await target.fresh();
     const store = await createStore(db.options);

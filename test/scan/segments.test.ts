@@ -3,7 +3,7 @@
 // for the last complete day, a NULL country, an empty one, 30 small values folded into `other`,
 // a country first seen 5 days ago, and a segment dimension whose expression throws on the data.
 import { describe, expect, it } from "vitest";
-import { engines } from "../helpers/warehouses.js";
+import { engineCases } from "../helpers/warehouses.js";
 import { scanProject, seriesQueries } from "../correctness/run-scan.js";
 import { sameVerdicts, seriesOf } from "../../src/evaluate/series-verdicts.js";
 import { createSeriesCache } from "../../src/read-model/series-cache.js";
@@ -48,7 +48,7 @@ const project = (db: string) => `metrics:
       max_segments: 5
 `;
 
-describe.each(engines)("segment series on $name", (engine) => {
+describe.each(engineCases)("segment series on $name", (engine) => {
   const db = `mr_segments_${engine.name}`;
   const scan = scanProject(engine, { db, file: "orders.yml", project: project(db), statements });
   const result = (name: string) => scan.run.results.find((r) => r.name === name)!;

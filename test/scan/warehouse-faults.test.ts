@@ -24,7 +24,7 @@ import { fixtureStatements } from "../correctness/fixture-warehouse.js";
 import { startFlakyProxy, type FlakyProxy } from "../helpers/flaky-proxy.js";
 import { startPrivateClickHouse, type PrivateClickHouse } from "../helpers/private-clickhouse.js";
 import { serverConnection } from "../helpers/warehouses.js";
-import { targets, type TestDatabase, type TestTarget } from "../store/databases.js";
+import { type TestDatabase, type TestTarget, storeTargets } from "../store/databases.js";
 
 const server = serverConnection();
 const logger = pino({ level: "silent" });
@@ -83,7 +83,7 @@ async function rig(target: TestTarget, url: string, snapshot: CatalogSnapshot, t
   };
 }
 
-describe.skipIf(!server).each(targets)("warehouse faults on a ClickHouse server, store on $name", (target) => {
+describe.skipIf(!server).each(storeTargets)("warehouse faults on a ClickHouse server, store on $name", (target) => {
   describe("connections reset by a proxy", () => {
     const db = `mr_faults_proxy_${process.pid}_${target.name}`;
     let proxy: FlakyProxy;

@@ -15,7 +15,7 @@ import type { Store } from "../../src/store/store.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import { DEMO_DATABASE } from "../../src/warehouse/demo-dataset.js";
 import { engines, seedDemo, type WarehouseHandle } from "../helpers/warehouses.js";
-import { targets } from "../store/databases.js";
+import { targets, storeTargets } from "../store/databases.js";
 
 const logger = pino({ level: "silent" });
 const embedded = engines.find((e) => e.name === "embedded")!;
@@ -84,7 +84,7 @@ async function skippedCounts(metrics: Metrics): Promise<Record<string, number>> 
   return counts;
 }
 
-describe.each(targets)("scheduler on $name", (target) => {
+describe.each(storeTargets)("scheduler on $name", (target) => {
   it("elects exactly one replica for each cron fire", async () => {
     const db = await target.fresh();
     // PGlite serves one process per data directory, so there both replicas share one store.

@@ -2,7 +2,7 @@
 // when DATABASE_URL is set): written in the scan's transaction only when new or changed.
 import { describe, expect, it } from "vitest";
 import type { FlaggedBucket } from "../../src/store/store.js";
-import { targets } from "./databases.js";
+import { storeTargets } from "./databases.js";
 import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
@@ -19,7 +19,7 @@ const flagged = (start: Date, value: number, extra: Partial<FlaggedBucket> = {})
   ...extra,
 });
 
-describe.each(targets)("anomaly rows on $name", (target) => {
+describe.each(storeTargets)("anomaly rows on $name", (target) => {
   const s = withStore(target);
   const tests = [test("orders", "vol", { rule: "volume_anomaly" }), test("orders", "sum", { rule: "metric_value_anomaly" })];
 

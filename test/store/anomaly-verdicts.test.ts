@@ -7,7 +7,7 @@ import { ANOMALOUS, FEEDBACK, segmentedVerdicts, toSeriesVerdicts, type SeriesVe
 import { decodeVerdicts, encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
 import { scoredSeries } from "../evaluate/scored-series.js";
 import type { VerdictsWrite } from "../../src/store/store.js";
-import { targets } from "./databases.js";
+import { storeTargets } from "./databases.js";
 import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
@@ -69,7 +69,7 @@ describe("anomaly verdicts as text", () => {
   });
 });
 
-describe.each(targets)("anomaly verdicts on $name", (target) => {
+describe.each(storeTargets)("anomaly verdicts on $name", (target) => {
   const s = withStore(target);
   const tests = [test("orders", "vol", { rule: "volume_anomaly" }), test("orders", "sum", { rule: "metric_value_anomaly" })];
 

@@ -11,11 +11,11 @@ import {
   type LoadChange,
   type LoadHistory,
 } from "../../src/evaluate/load-arrivals.js";
-import { targets } from "./databases.js";
+import { storeTargets } from "./databases.js";
 import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
-describe.each(targets)("load arrivals on $name", (target) => {
+describe.each(storeTargets)("load arrivals on $name", (target) => {
   const s = withStore(target, { per: "suite", clock: "real" });
   const tests = [test("orders", "fresh", { rule: "freshness_anomaly" })];
   let n = 0;

@@ -3,11 +3,11 @@
 // open results; forgotten by a null, by a full scan, and never written by an overtaken scan.
 import { describe, expect, it } from "vitest";
 import type { FinishedScan } from "../../src/store/store.js";
-import { targets } from "./databases.js";
+import { storeTargets } from "./databases.js";
 import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
-describe.each(targets)("check passes on $name", (target) => {
+describe.each(storeTargets)("check passes on $name", (target) => {
   const s = withStore(target);
   const tests = [test("m", "k1"), test("m", "k2"), test("m", "fresh")];
 

@@ -6,11 +6,11 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultMigrationsDir } from "../../src/store/package-root.js";
 import { createStore } from "../../src/store/prisma-store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import { type TestDatabase, storeTargets } from "./databases.js";
 
 const BEFORE = ["20261122000000_init", "20261123000000_scan_heartbeat"];
 
-describe.each(targets)("history migration on $name", (target) => {
+describe.each(storeTargets)("history migration on $name", (target) => {
   let db: TestDatabase;
   let dir: string;
 

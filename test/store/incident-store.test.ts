@@ -3,7 +3,7 @@
 // untouched by scans that change nothing, by overtaken scans and by failed ones, pruned once resolved.
 import { describe, expect, it } from "vitest";
 import type { TableProblem } from "../../src/incidents/types.js";
-import { targets } from "./databases.js";
+import { storeTargets } from "./databases.js";
 import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
@@ -29,7 +29,7 @@ const problem = (checks: string[], metrics: string[], table = "shop.orders"): Ta
   })),
 });
 
-describe.each(targets)("incidents in the store on $name", (target) => {
+describe.each(storeTargets)("incidents in the store on $name", (target) => {
   const s = withStore(target);
 
   async function scan(id: string, minute: number, problems?: TableProblem[]) {

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultMigrationsDir, findPackageRoot } from "../../src/store/package-root.js";
 import { createStore } from "../../src/store/prisma-store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import { type TestDatabase, storeTargets } from "./databases.js";
 
 const INIT = "20261122000000_init";
 /** Every migration the project ships, in the order they apply. */
@@ -25,7 +25,7 @@ interface MigrationRow {
   applied_steps_count: number;
 }
 
-describe.each(targets)("migrations on $name", (target) => {
+describe.each(storeTargets)("migrations on $name", (target) => {
   let db: TestDatabase;
   let dir: string;
 

@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findPackageRoot } from "../../src/store/package-root.js";
 import { createStore } from "../../src/store/prisma-store.js";
-import { targets, type TestDatabase } from "./databases.js";
+import { type TestDatabase, storeTargets } from "./databases.js";
 import { expectedTables, type ExpectedTable } from "./prisma-schema.js";
 
 interface ColumnRow {
@@ -81,7 +81,7 @@ const sortTables = (tables: ExpectedTable[]) =>
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
 
-describe.each(targets)("migrations agree with schema.prisma on $name", (target) => {
+describe.each(storeTargets)("migrations agree with schema.prisma on $name", (target) => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await target.fresh();

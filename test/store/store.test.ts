@@ -3,11 +3,11 @@
 import { describe, expect, it } from "vitest";
 import type { MetricStatus } from "../../src/derive/types.js";
 import { ABORTED_ERROR } from "../../src/store/prisma-store.js";
-import { targets } from "./databases.js";
+import { storeTargets } from "./databases.js";
 import { withStore } from "./with-store.js";
 import { at, finished, observation, status, test } from "./fixtures.js";
 
-describe.each(targets)("store on $name", (target) => {
+describe.each(storeTargets)("store on $name", (target) => {
   const s = withStore(target);
 
   /** Creates and completes a scan that finishes at `minute`. */

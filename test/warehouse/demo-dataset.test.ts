@@ -2,7 +2,7 @@
 // the count demo/README.md documents (the demo catalogue's expected statuses rest on them).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoDatasetStatements } from "../../src/warehouse/demo-dataset.js";
-import { engines, seedDemo, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { seedDemo, uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 
 describe("demo dataset statements", () => {
   it("default to the shop database and quote identifiers", () => {
@@ -13,7 +13,7 @@ describe("demo dataset statements", () => {
   });
 });
 
-describe.each(engines)("$name: demo dataset", (engine) => {
+describe.each(engineCases)("$name: demo dataset", (engine) => {
   let handle: WarehouseHandle;
   const db = uniqueDatabase("mr_demo");
   const one = async (sql: string) => (await handle.warehouse.query(sql, { queryId: "demo-check" }))[0] as Record<string, unknown>;

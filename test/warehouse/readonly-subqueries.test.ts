@@ -4,9 +4,9 @@
 // user (README, "The warehouse user") narrows what they can read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WarehouseError } from "../../src/warehouse/warehouse-error.js";
-import { engines, type WarehouseHandle } from "../helpers/warehouses.js";
+import { type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 
-describe.each(engines)("$name warehouse: subqueries under readonly=1", (engine) => {
+describe.each(engineCases)("$name warehouse: subqueries under readonly=1", (engine) => {
   let handle: WarehouseHandle;
   beforeAll(async () => {
     handle = await engine.open();

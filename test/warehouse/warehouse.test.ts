@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import { WarehouseError } from "../../src/warehouse/warehouse-error.js";
-import { engines, serverConnection, uniqueDatabase, type WarehouseHandle } from "../helpers/warehouses.js";
+import { serverConnection, uniqueDatabase, type WarehouseHandle, engineCases } from "../helpers/warehouses.js";
 
 async function failure(promise: Promise<unknown>): Promise<WarehouseError> {
   const error = await promise.then(
@@ -14,7 +14,7 @@ async function failure(promise: Promise<unknown>): Promise<WarehouseError> {
   return error as WarehouseError;
 }
 
-describe.each(engines)("$name warehouse", (engine) => {
+describe.each(engineCases)("$name warehouse", (engine) => {
   let handle: WarehouseHandle;
   const db = uniqueDatabase("mr_wh");
 

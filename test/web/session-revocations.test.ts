@@ -6,7 +6,7 @@ import { createStore } from "../../src/store/prisma-store.js";
 import type { Store } from "../../src/store/store.js";
 import { CHECK_EVERY_MS, createSessionRevocations } from "../../src/web/session-revocations.js";
 import { createSessions, SESSION_COOKIE } from "../../src/web/session.js";
-import { targets, type TestDatabase } from "../store/databases.js";
+import { type TestDatabase, storeTargets } from "../store/databases.js";
 
 const AUTH = { keys: ["revocation-test-key-0123456789"], readonlyKeys: [] };
 
@@ -21,7 +21,7 @@ function exchange(cookie?: string) {
   return { req, res, set };
 }
 
-describe.each(targets)("session revocations on the $name store", (target) => {
+describe.each(storeTargets)("session revocations on the $name store", (target) => {
   let db: TestDatabase;
   let store: Store;
   beforeAll(async () => {
