@@ -58,11 +58,17 @@ export class PredictionErrors {
 
   /** Squared standardized error of bucket i, capped at the band's edge (an incident cannot widen it much). */
   cappedZ2(i: number, scale: ErrorScale): number {
-    const variance = scale.phi * this.g2[i]! + this.poisson[i]!;
+    const sd = this.sdAt(i, scale);
     const k = this.band.sensitivity;
-    if (!(variance > 0)) return 0;
-    const z = this.error[i]! / (scale.tail * Math.sqrt(variance));
+    if (Number.isNaN(sd)) return 0;
+    const z = this.error[i]! / sd;
     return Math.min(z * z, k * k);
+  }
+
+  /** The band's sd at bucket i under `scale` (tail · √(phi·g² + p)); NaN where the variance is not positive. */
+  private sdAt(i: number, scale: ErrorScale): number {
+    const variance = scale.phi * this.g2[i]! + this.poisson[i]!;
+    return variance > 0 ? scale.tail * Math.sqrt(variance) : Number.NaN;
   }
 
   /**
@@ -76,8 +82,7 @@ export class PredictionErrors {
     let pairs = 0;
     let previous = Number.NaN;
     for (let j = from; j < to; j++) {
-      const variance = scale.phi * this.g2[j]! + this.poisson[j]!;
-      const z = variance > 0 ? Math.max(-k, Math.min(k, this.error[j]! / (scale.tail * Math.sqrt(variance)))) : Number.NaN;
+      const z = Math.max(-k, Math.min(k, this.error[j]! / this.sdAt(j, scale)));
       if (!Number.isNaN(z)) {
         squares += z * z;
         if (!Number.isNaN(previous)) {
