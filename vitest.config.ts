@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     // With CI set: missing servers fail the run (globalSetup), and so does any skipped test (reporter).
-    globalSetup: ["test/ci-requirements.ts"],
+    globalSetup: ["test/ci-requirements.ts", "test/pglite-template-setup.ts"],
     reporters: ["default", "./test/ci-no-skips-reporter.ts"],
     // Suites share one ClickHouse server and one PostgreSQL server; each uses its own
     // database names, so files may run in parallel, but keep it modest on 2 cores.

@@ -39,7 +39,7 @@ export async function openThreadedPGlite(dir: string): Promise<ThreadedPGlite> {
  * folder next to `dir`, renamed into place when complete, so an interrupted first start leaves
  * no half-made database behind.
  */
-async function initdbIfMissing(dir: string): Promise<void> {
+export async function initdbIfMissing(dir: string): Promise<void> {
   if (existsSync(path.join(dir, "PG_VERSION"))) return;
   const parent = path.dirname(dir);
   const prefix = `${path.basename(dir)}.initdb-`;

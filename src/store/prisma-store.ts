@@ -47,7 +47,11 @@ const DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
 
 /** Opens the database, applies pending migrations, and returns the store. */
 export async function createStore(options: CreateStoreOptions): Promise<Store> {
-  const database = await openDatabase(options);
+  return storeOn(await openDatabase(options), options);
+}
+
+/** The store on a database already opened (and migrated) by openDatabase; closing it closes the database. */
+export function storeOn(database: Database, options: Omit<CreateStoreOptions, "dataDir" | "migrationsDir">): Store {
   const { applied, alreadyApplied } = database.migrations;
   options.logger?.info({ store: database.kind, applied, alreadyApplied }, "store ready");
   return new PrismaStore(

@@ -18,6 +18,7 @@ import { startDaemon, type Daemon } from "../../src/main.js";
 import { createEmbeddedWarehouse } from "../../src/warehouse/chdb-engine.js";
 import { createServerWarehouse } from "../../src/warehouse/clickhouse-server.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
+import { seedEmbeddedStore } from "../helpers/pglite-template.js";
 import { serverConnection } from "../helpers/warehouses.js";
 import { targets } from "../store/databases.js";
 import { promSample } from "./expected.js";
@@ -85,6 +86,7 @@ const embedded: Combination = {
   skip: null,
   async prepare() {
     const dataDir = await tempDir();
+    await seedEmbeddedStore(dataDir);
     return {
       env: {},
       dataDir,

@@ -8,6 +8,7 @@ import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import type { CreateStoreOptions } from "../../src/store/prisma-store.js";
+import { seedEmbeddedStore } from "../helpers/pglite-template.js";
 
 export interface TestDatabase {
   /** options for createStore; reopening with the same options reopens the same database */
@@ -34,20 +35,12 @@ export const storeTargets: TestTarget[] =
   process.env.MR_SERVER_ENGINES_ONLY === "1" && adminUrl ? targets.filter((t) => t.name === "postgres") : targets;
 
 function pgliteTarget(): TestTarget {
-  // initdb takes seconds; later databases start from a dump of the first one.
-  let template: Promise<Blob> | null = null;
-  const makeTemplate = async () => {
-    const db = await PGlite.create();
-    const dump = await db.dumpDataDir("none");
-    await db.close();
-    return dump;
-  };
   return {
     name: "pglite",
     async fresh() {
       const dataDir = await mkdtemp(path.join(os.tmpdir(), "mr-store-test-"));
-      const db = await PGlite.create(path.join(dataDir, "pglite"), { loadDataDir: await (template ??= makeTemplate()) });
-      await db.close();
+      // initdb takes seconds: every database starts as a copy of the run's one (pglite-template.ts).
+      await seedEmbeddedStore(dataDir);
       return {
         options: { dataDir },
         async query<T>(sql: string, params: unknown[] = []) {

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/store/open-database.js";
 import { createStore } from "../../src/store/prisma-store.js";
+import { seedEmbeddedStore } from "../helpers/pglite-template.js";
 
 const WRITER = path.join(path.dirname(fileURLToPath(import.meta.url)), "embedded-writer.ts");
 const temps: string[] = [];
@@ -18,6 +19,12 @@ afterEach(async () => {
 const tempDir = async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), "mr-embedded-"));
   temps.push(dir);
+  return dir;
+};
+/** A folder with a new database in it: the tests after the first two are not about initdb. */
+const seededDir = async () => {
+  const dir = await tempDir();
+  await seedEmbeddedStore(dir);
   return dir;
 };
 
@@ -62,7 +69,7 @@ describe("the embedded store", () => {
   });
 
   it("runs statements off the event loop, for Prisma and for the bulk sessions alike", async () => {
-    const database = await openDatabase({ dataDir: await tempDir() });
+    const database = await openDatabase({ dataDir: await seededDir() });
     let ticks = 0;
     const timer = setInterval(() => ticks++, 10);
     try {
@@ -79,7 +86,7 @@ describe("the embedded store", () => {
   });
 
   it("keeps PostgreSQL's errors for Prisma (a unique violation is P2002) and for the sessions", async () => {
-    const database = await openDatabase({ dataDir: await tempDir() });
+    const database = await openDatabase({ dataDir: await seededDir() });
     try {
       const row = { id: "s", trigger: "manual", status: "running", startedAt: new Date() };
       await database.prisma.scan.create({ data: row });
@@ -93,7 +100,7 @@ describe("the embedded store", () => {
   });
 
   it("rolls a timed-out transaction back, and refuses what its code still sends afterwards", async () => {
-    const database = await openDatabase({ dataDir: await tempDir() });
+    const database = await openDatabase({ dataDir: await seededDir() });
     try {
       let late: Promise<unknown> | undefined;
       const insert = `INSERT INTO "run_claims" ("name", "fire_time") VALUES ('t', now())`;
@@ -119,7 +126,7 @@ describe("the embedded store", () => {
   });
 
   it("closes cleanly: the worker exits and the process ends on its own", async () => {
-    const dataDir = await tempDir();
+    const dataDir = await seededDir();
     const run = await runWriter(dataDir, "close");
     expect(run).toEqual({ code: 0, signal: null, stdout: "closed\n" });
     const store = await createStore({ dataDir });
@@ -131,7 +138,7 @@ describe("the embedded store", () => {
   });
 
   it("survives a kill in the middle of a write: every committed scan is there, the half-written one is not", async () => {
-    const dataDir = await tempDir();
+    const dataDir = await seededDir();
     const run = await runWriter(dataDir, "kill", "writing");
     expect(run.signal).toBe("SIGKILL");
     expect(run.stdout).not.toContain("written");
