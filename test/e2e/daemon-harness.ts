@@ -99,10 +99,17 @@ const embedded: Combination = {
 };
 
 export const combinations: Combination[] = [server, embedded];
+/**
+ * The combinations describeCombinations runs. MR_SERVER_ENGINES_ONLY=1 with both servers set leaves
+ * the embedded one out: .ci/run's first pass sets it, and its newcomer pass (no server variables)
+ * runs the same suites embedded, so each runs once on each combination (as storeTargets and
+ * engineCases do).
+ */
+const described: Combination[] = process.env.MR_SERVER_ENGINES_ONLY === "1" && server.skip === null ? [server] : combinations;
 
 /** One describe block per combination; a combination that cannot run is skipped, saying why. */
 export function describeCombinations(title: string, body: (combination: Combination) => void): void {
-  for (const c of combinations) {
+  for (const c of described) {
     describe.skipIf(c.skip !== null)(`${title} [${c.label}]${c.skip ? ` skipped: ${c.skip}` : ""}`, () => body(c));
   }
 }
