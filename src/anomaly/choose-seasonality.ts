@@ -17,6 +17,16 @@ export function seasonalThreshold(df: number): number {
   return Math.max(2 * df, df + 4 * Math.sqrt(2 * df));
 }
 
+/**
+ * A term the series already has stays while its statistic is above df, the statistic's mean when
+ * there is no season: it is admitted on strong evidence and dropped only when the evidence is gone.
+ * Without that margin a weekday effect near the threshold came and went from refit to refit, and
+ * each change restarted the level (series-run.ts).
+ */
+function passes(statistic: number, df: number, has: boolean): boolean {
+  return statistic > (has ? df : seasonalThreshold(df));
+}
+
 export interface SeasonalityEvidence {
   chosen: SeasonMode;
   /** Hour-of-day statistic (hourly only), NaN when not computed. */
@@ -32,18 +42,25 @@ export interface SeasonalityEvidence {
  * day-of-week test (on the values off their week's median), needing three weeks of history.
  * `y` is in the fit space; non-finite entries are skipped.
  */
-export function chooseSeasonality(y: Float64Array, calendar: Calendar, grain: Grain, trainingBuckets: number): SeasonalityEvidence {
+export function chooseSeasonality(
+  y: Float64Array,
+  calendar: Calendar,
+  grain: Grain,
+  trainingBuckets: number,
+  current: SeasonMode = "none",
+): SeasonalityEvidence {
+  const hasWeekly = current === "weekly";
   if (grain === "day") {
     const weekly =
       y.length >= 21 && trainingBuckets >= 14
         ? weekdayStatistic(y, calendar.row.length > 0 ? dayNumbersOfDaily(calendar) : new Float64Array(0))
         : Number.NaN;
-    return { chosen: weekly > seasonalThreshold(6) ? "weekly" : "none", daily: Number.NaN, weekly };
+    return { chosen: passes(weekly, 6, hasWeekly) ? "weekly" : "none", daily: Number.NaN, weekly };
   }
   const { statistic: daily, dayLevels, dayKeys } = hourOfDayStatistic(y, calendar);
-  const dailyPasses = daily > seasonalThreshold(23);
+  const dailyPasses = passes(daily, 23, current !== "none");
   const weekly = trainingBuckets >= 14 * 24 && dayKeys.length >= 21 ? weekdayStatistic(dayLevels, dayKeys) : Number.NaN;
-  const chosen: SeasonMode = weekly > seasonalThreshold(6) ? "weekly" : dailyPasses ? "daily" : "none";
+  const chosen: SeasonMode = passes(weekly, 6, hasWeekly) ? "weekly" : dailyPasses ? "daily" : "none";
   return { chosen, daily, weekly };
 }
 

@@ -316,7 +316,7 @@ export class SeriesRun {
       dayOfWeek: calendar.dayOfWeek.subarray(from, i),
       row: calendar.row.subarray(from, i),
     };
-    return chooseSeasonality(y, window, settings.grain, settings.training_buckets).chosen;
+    return chooseSeasonality(y, window, settings.grain, settings.training_buckets, this.wanted).chosen;
   }
 
   /** Follows runs of out-of-band buckets on one side and re-learns a level shift that persists. */

@@ -50,6 +50,21 @@ describe("chooseSeasonality", () => {
     expect(chooseSeasonality(daily(20, -3, 0.5), short, "day", 56).chosen).toBe("none");
   });
 
+  it("keeps a term the series has while its statistic stays above df, and admits one only past the threshold", () => {
+    const cal = calendarOf(startsOf(70, "day"), "day");
+    // A weak weekend dip: evidence between the chi-square mean (6) and the threshold.
+    const weak = daily(70, -0.25, 0.5);
+    const evidence = chooseSeasonality(weak, cal, "day", 56);
+    expect(evidence.weekly).toBeGreaterThan(6);
+    expect(evidence.weekly).toBeLessThan(seasonalThreshold(6));
+    expect(evidence.chosen).toBe("none");
+    expect(chooseSeasonality(weak, cal, "day", 56, "weekly").chosen).toBe("weekly");
+    // Gone: the term is dropped even by a series that had it.
+    const flat = daily(70, 0, 0.5, 1);
+    expect(chooseSeasonality(flat, cal, "day", 56, "weekly").weekly).toBeLessThan(6);
+    expect(chooseSeasonality(flat, cal, "day", 56, "weekly").chosen).toBe("none");
+  });
+
   it("uses a threshold above the chi-square mean: 2·df, or df + 4·sqrt(2·df) when larger", () => {
     expect(seasonalThreshold(6)).toBeCloseTo(6 + 4 * Math.sqrt(12), 12);
     expect(seasonalThreshold(23)).toBeCloseTo(23 + 4 * Math.sqrt(46), 12);
