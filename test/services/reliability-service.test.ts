@@ -162,6 +162,29 @@ describe("reliability service", () => {
     expect(text).toContain(`metric_reliability_tests{status="failing"} ${EXPECTED_RUN_SUMMARY.failing - 1}`);
   });
 
+  it("rebuilds the status gauges only when a status or an incident's table label changed", async () => {
+    const metrics = createMetrics();
+    const setStatuses = metrics.setStatuses.bind(metrics);
+    let built = 0;
+    metrics.setStatuses = (entries) => {
+      built += 1;
+      setStatuses(entries);
+    };
+    await service.triggerScan({ wait: true });
+    await service.refreshMetrics(metrics);
+    const before = await metrics.text();
+    // The same data scanned again: every status as it was, only checked_at moves.
+    await service.triggerScan({ wait: true });
+    await service.refreshMetrics(metrics);
+    expect(built).toBe(1);
+    expect(await metrics.text()).toContain('metric_reliability_status{metric="gross_revenue",status="unreliable",table="shop.orders"} 1');
+    expect((await metrics.text()).match(/^metric_reliability_status\{.*$/gm)).toEqual(before.match(/^metric_reliability_status\{.*$/gm));
+    // Another registry has its own gauges to set.
+    const other = createMetrics();
+    await service.refreshMetrics(other);
+    expect((await other.text()).match(/^metric_reliability_status\{.*$/gm)).toEqual(before.match(/^metric_reliability_status\{.*$/gm));
+  });
+
   it("answers not_found for an unknown scan", async () => {
     await expect(service.getScan("22222222-2222-4222-8222-222222222222")).rejects.toMatchObject({
       code: "not_found",
