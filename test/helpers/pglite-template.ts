@@ -11,7 +11,7 @@ import { initdbIfMissing } from "../../src/store/open-pglite.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** an empty folder of this run's (test/ci-requirements.ts), where the first caller makes the template */
+    /** an empty folder of this run's (test/pglite-template-setup.ts), where the first caller makes the template */
     pgliteTemplateRoot: string;
   }
 }
