@@ -104,8 +104,9 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
         gauges !== null &&
         gauges.metrics === metrics &&
         gauges.catalog === view.catalog &&
-        sameGaugeValues(gauges.statuses, view.statuses) &&
-        sameEntries(gauges.tables, tables);
+        // The gauges' values: status and safe_to_use (checked_at moves on every scan).
+        sameMap(gauges.statuses, view.statuses, (x, y) => x.status === y.status && x.safe_to_use === y.safe_to_use) &&
+        sameMap(gauges.tables, tables, (x, y) => x === y);
       if (!same) {
         const entries = (listing ? await listing() : wholeListing(view)).metrics;
         metrics.setStatuses(tables.size === 0 ? entries : entries.map((e) => ({ ...e, table: tables.get(e.metric_name) })));
@@ -118,19 +119,13 @@ export function createReliabilityService(options: ReliabilityServiceOptions): Re
   };
 }
 
-/** Every metric with the same status and safe_to_use (the gauges' values); checked_at may differ. */
-function sameGaugeValues(a: ReadView["statuses"], b: ReadView["statuses"]): boolean {
+/** The same keys, and for each the same value by `same`. */
+function sameMap<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>, same: (x: V, y: V) => boolean): boolean {
   if (a === b) return true;
   if (a.size !== b.size) return false;
-  for (const [name, status] of a) {
-    const other = b.get(name);
-    if (other === undefined || other.status !== status.status || other.safe_to_use !== status.safe_to_use) return false;
+  for (const [key, value] of a) {
+    const other = b.get(key);
+    if (other === undefined || !same(value, other)) return false;
   }
-  return true;
-}
-
-function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [key, value] of a) if (b.get(key) !== value) return false;
   return true;
 }
