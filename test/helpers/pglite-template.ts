@@ -3,7 +3,7 @@
 // second, and a dozen suites start an embedded daemon. The daemon migrates the copy as it would a
 // new database. The tests of initdb itself (test/store/embedded-store.test.ts) do not use it.
 import { existsSync } from "node:fs";
-import { cp, mkdir } from "node:fs/promises";
+import { cp, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { inject } from "vitest";
@@ -36,9 +36,17 @@ async function template(): Promise<string> {
       throw error;
     },
   );
-  if (maker) await initdbIfMissing(ready);
+  // A failed initdb is written down, so the other workers fail at once with its reason instead
+  // of each waiting WAIT_MS for a template that will not come.
+  const failed = path.join(root, "failed");
+  if (maker)
+    await initdbIfMissing(ready).catch(async (error: unknown) => {
+      await writeFile(failed, error instanceof Error ? error.message : String(error));
+      throw error;
+    });
   const until = Date.now() + WAIT_MS;
   while (!existsSync(path.join(ready, "PG_VERSION"))) {
+    if (existsSync(failed)) throw new Error(`the PGlite template's initdb failed: ${await readFile(failed, "utf8")}`);
     if (Date.now() > until) throw new Error(`no PGlite template in ${root} after ${WAIT_MS / 1000} s`);
     await sleep(200);
   }
