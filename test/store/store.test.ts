@@ -315,6 +315,31 @@ describe.each(storeTargets)("store on $name", (target) => {
     expect(await s.store.claimRun("task", at(0))).toBe(true);
   });
 
+  it("sweeps checks no version uses at a store's first prune and after a version went, not on every prune", async () => {
+    const orphan = () =>
+      inspect(
+        `INSERT INTO "checks" ("id", "key", "datasource", "table_name", "rule", "check", "sample_sql")
+         VALUES (-42, 'orphan', 'default', 'db.t', 'r', 'c', 'SELECT 1') RETURNING "id"`,
+      );
+    const orphans = async () => (await inspect(`SELECT "key" FROM "checks" WHERE "key" = 'orphan'`)).length;
+    await orphan(); // left by an earlier process
+    await scan("a", 10, [test("m", "k")], { k: observation() }, [status("m", "healthy")], "v0");
+    await s.store.prune(new Date(0));
+    expect(await orphans()).toBe(0);
+    expect([...(await observations()).keys()]).toEqual(["k"]);
+
+    await orphan();
+    await scan("b", 20, [test("m", "k")], { k: observation() }, [status("m", "healthy")], "v0");
+    await s.store.prune(new Date(0)); // nothing to delete: no sweep
+    expect(await orphans()).toBe(1);
+
+    await scan("c", 30, [test("m", "k2")], { k2: observation() }, [status("m", "healthy")], "v1");
+    await s.store.prune(at(25)); // scans a and b go, and with them v0: a sweep
+    expect(await inspect(`SELECT "hash" FROM "catalog_versions"`)).toEqual([{ hash: "v1" }]);
+    expect(await orphans()).toBe(0);
+    expect(await inspect(`SELECT "key" FROM "checks" ORDER BY "key"`)).toEqual([{ key: "k2" }]);
+  });
+
   it("writes a large scan in a few statements and reads it back in pages", async () => {
     // 3,000 metrics of 10 tests over 12,000 distinct checks (7,919 is prime to 12,000: no repeats within a metric)
     const tests = Array.from({ length: 30_000 }, (_, i) => test(`metric_${Math.floor(i / 10)}`, `k${(i * 7_919) % 12_000}`));
