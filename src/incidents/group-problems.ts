@@ -16,14 +16,14 @@ const impactOf = (t: FailingTest): IncidentImpact => (t.severity === "HIGH" || t
 const worse = (a: IncidentImpact, b: IncidentImpact): IncidentImpact =>
   a === "unreliable" || b === "unreliable" ? "unreliable" : "degraded";
 
-/** Derived metrics built (transitively) on `affected`, with the worst impact of their inputs. */
-function addDerived(metrics: readonly MetricIR[], affected: Map<string, ProblemMetric>): void {
+/** Derived metrics (`derived`: those with inputs) built (transitively) on `affected`, with the worst impact of their inputs. */
+function addDerived(derived: readonly MetricIR[], affected: Map<string, ProblemMetric>): void {
   let changed = true;
   // Bounded by the number of metrics: an input cycle cannot loop forever.
   while (changed) {
     changed = false;
-    for (const ir of metrics) {
-      if (ir.inputs.length === 0 || affected.has(ir.name)) continue;
+    for (const ir of derived) {
+      if (affected.has(ir.name)) continue;
       const inputs = ir.inputs.map((name) => affected.get(name)).filter((m) => m !== undefined);
       if (inputs.length === 0) continue;
       const impact = inputs.map((m) => m.impact).reduce(worse);
@@ -64,11 +64,13 @@ export function groupProblems(failing: readonly FailingTest[], metrics: readonly
       });
   }
   const order = new Map(metrics.map((m, i) => [m.name, i]));
+  // Walked once per broken table: the derived metrics only, not the whole catalogue each time.
+  const derived = metrics.filter((m) => m.inputs.length > 0);
   const position = (name: string) => order.get(name) ?? Number.MAX_SAFE_INTEGER;
   return [...groups]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, group]) => {
-      addDerived(metrics, group.metrics);
+      addDerived(derived, group.metrics);
       return {
         datasource: group.datasource,
         table: group.table,
