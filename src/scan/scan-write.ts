@@ -43,14 +43,19 @@ export function statusesChanged(held: HeldView | null, statuses: readonly Metric
   };
 }
 
-/** The checks whose observation is the one held, as the store keeps it (storedObservation). */
+/**
+ * The checks whose observation is the one held, as the store keeps it (storedObservation).
+ * Checks in `unchanged` (kept as the store holds them: never sent) are not compared.
+ */
 export function observationsSame(
   held: HeldView | null,
   observations: ReadonlyMap<string, CheckObservation>,
+  unchanged: ReadonlySet<string> = new Set(),
 ): FinishedScan["observationsSame"] | null {
   if (held === null || held.scanId === null) return null;
   const keys = new Set<string>();
   for (const [key, o] of observations) {
+    if (unchanged.has(key)) continue;
     const before = held.observations.get(key);
     if (before !== undefined && sameObservation(before, o)) keys.add(key);
   }
@@ -68,7 +73,7 @@ export function finishedScan(
   // Failing tests by root table: the store opens, extends or resolves incidents with them.
   const problems = groupProblems(failingTests(snapshot.tests, outcome.observations, outcome.blocked), snapshot.metrics);
   const changed = statusesChanged(heldView, outcome.statuses);
-  const same = observationsSame(heldView, outcome.observations);
+  const same = observationsSame(heldView, outcome.observations, outcome.unchanged);
   return {
     scan_id: scanId,
     catalog: { version: snapshot.version, tests: snapshot.tests },

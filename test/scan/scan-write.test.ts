@@ -46,6 +46,8 @@ describe("observationsSame", () => {
       ["d", observation(0, 100)],
     ]);
     expect(observationsSame(held, now)).toEqual({ basis: "s1", keys: new Set(["a"]) });
+    // checks an incremental scan kept as they were are never sent: not compared, not listed
+    expect(observationsSame(held, now, new Set(["a", "b"]))).toEqual({ basis: "s1", keys: new Set() });
     expect(observationsSame({ scanId: null, statuses: new Map(), observations: new Map() }, now)).toBeNull();
   });
 });
