@@ -4,9 +4,8 @@
 // Only what truly cannot be evaluated becomes a finding; an outage fails the whole scan.
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import pLimit from "p-limit";
-import { countTests, deriveStatuses } from "../derive/derive.js";
 import type { MetricStatus, TestCounts } from "../derive/types.js";
-import { createObserver, judgeAll, observeInto } from "../evaluate/evaluate.js";
+import { createObserver, observeInto } from "../evaluate/evaluate.js";
 import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
@@ -26,6 +25,7 @@ import { caseFindings } from "./case-findings.js";
 import { NO_FINDINGS, type CatalogFindings } from "../infer/catalog-findings.js";
 import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
+import { judgeMetrics, type Judgement } from "./judge-metrics.js";
 
 export interface ExecuteOptions {
   scanId: string;
@@ -40,6 +40,8 @@ export interface ExecuteOptions {
   incremental?: IncrementalInput;
   /** what earlier checks found (fragments already asked are not asked again); default: nothing */
   findings?: CatalogFindings;
+  /** the last scan's judgement: metrics whose checks judge the same keep its statuses (judge-metrics.ts) */
+  lastJudgement?: Judgement | null;
 }
 
 export interface ScanOutcome {
@@ -48,6 +50,8 @@ export interface ScanOutcome {
   statuses: MetricStatus[];
   /** over every (metric, test) */
   summary: TestCounts;
+  /** the statuses, counts and failing tests' problems, with what they were judged on (the next scan's basis) */
+  judgement: Judgement;
   /** metric -> why it cannot run (its SQL does not parse): all its tests are "not evaluated" */
   blocked: Map<string, string>;
   /** what this scan found about the catalogue (SQL errors, letter case), for the reads */
@@ -241,30 +245,12 @@ export async function executeScan(
   const observe = createObserver(plan, outcomes, schema);
   await forEachSlice(toRead, (slice) => observeInto(observations, slice, observe));
   const kept = incremental?.finish(observations);
-  const statuses: MetricStatus[] = [];
-  const summary: TestCounts = { total: 0, passing: 0, failing: 0, warning: 0 };
-  await forEachSlice(
-    snapshot.metrics,
-    (slice) => {
-      const names = slice.map((m) => m.name);
-      const results = judgeAll(
-        names.flatMap((name) => snapshot.testsByMetric.get(name) ?? []),
-        observations,
-        blocked,
-      );
-      statuses.push(...deriveStatuses(names, results));
-      const counts = countTests(results);
-      summary.total += counts.total;
-      summary.passing += counts.passing;
-      summary.failing += counts.failing;
-      summary.warning += counts.warning;
-    },
-    500,
-  );
+  const judgement = await judgeMetrics(snapshot, observations, blocked, options.lastJudgement ?? null);
   return {
     observations,
-    statuses,
-    summary,
+    statuses: judgement.statuses,
+    summary: judgement.summary,
+    judgement,
     blocked,
     findings,
     timings: { warehouse: warehouseSeconds, evaluate: (performance.now() - evaluateStarted) / 1000, series: anomalies.seconds },

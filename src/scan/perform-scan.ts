@@ -6,6 +6,7 @@ import type { CheckObservation } from "../evaluate/types.js";
 import type { Logger } from "../logger.js";
 import type { ScanRecord, Store } from "../store/store.js";
 import { executeScan } from "./execute-scan.js";
+import type { Judgement } from "./judge-metrics.js";
 import type { FailureRecorder } from "./failure-recorder.js";
 import { loadsAfter, passAfter, type LoadMemory, type PassMemory } from "./replica-memory.js";
 import { executeOptions, readScanInputs } from "./scan-inputs.js";
@@ -26,6 +27,8 @@ export interface ScanSteps {
   /** incremental scans only */
   passes: PassMemory | null;
   loads: LoadMemory;
+  /** the last succeeded scan's judgement (scan/judge-metrics.ts): what an unchanged scan need not judge again */
+  judgement: { last: Judgement | null };
   failures: FailureRecorder;
   loadClock: () => number;
   /** housekeeping after a succeeded scan, not part of it: history older than `before` */
@@ -76,6 +79,7 @@ async function succeed(steps: ScanSteps, record: ScanRecord, signal: AbortSignal
         ...(options.loadClock ? { loadClock: options.loadClock } : {}),
         ...(steps.passes ? { reuseCache: steps.passes.cacheFor(snapshot) } : {}),
         ...(options.findings ? { findings: options.findings.current() } : {}),
+        lastJudgement: steps.judgement.last,
       },
       inputs,
     ),
@@ -91,6 +95,7 @@ async function succeed(steps: ScanSteps, record: ScanRecord, signal: AbortSignal
   steps.loads.set(loadsAfter(inputs.loads, outcome.anomalies.loads, scan, inputs.clock));
   options.seriesCache?.storeScan(record.scan_id, outcome.anomalies.readings);
   steps.passes?.set(passAfter(inputs.previous, outcome.passes, outcome.observations, scan));
+  steps.judgement.last = outcome.judgement;
   const storeSeconds = (performance.now() - storeStarted) / 1000;
   const readModelStarted = performance.now();
   // Pruned right after (below): the read model drops the same status periods now.

@@ -3,6 +3,7 @@
 // loads; and the options executeScan runs with, built from them (plain values).
 import { feedbackIndex, type FeedbackIndex } from "../evaluate/anomaly-observation.js";
 import type { CatalogFindings } from "../infer/catalog-findings.js";
+import type { Judgement } from "./judge-metrics.js";
 import type { PreviousCheck } from "../evaluate/check-pass.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
 import type { Logger } from "../logger.js";
@@ -61,6 +62,8 @@ export interface ExecuteSettings {
   reuseCache?: IncrementalInput["cache"];
   /** what earlier checks found about the catalogue (SQL fragments already asked) */
   findings?: CatalogFindings;
+  /** the last succeeded scan's judgement (judge-metrics.ts) */
+  lastJudgement?: Judgement | null;
 }
 
 /** executeScan's options for one scan. */
@@ -87,5 +90,6 @@ export function executeOptions(settings: ExecuteSettings, inputs: ScanInputs): E
     },
     ...(previous ? { incremental: { previous, ...(settings.reuseCache ? { cache: settings.reuseCache } : {}) } } : {}),
     ...(settings.findings ? { findings: settings.findings } : {}),
+    ...(settings.lastJudgement ? { lastJudgement: settings.lastJudgement } : {}),
   };
 }

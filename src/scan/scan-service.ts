@@ -34,6 +34,7 @@ function sharedSteps(options: ScanServiceOptions): { steps: ScanSteps; settle: (
     options,
     passes: options.incremental ? createPassMemory(store) : null,
     loads: createLoadMemory(store, options.loadClock !== undefined),
+    judgement: { last: null },
     failures,
     loadClock: options.loadClock ?? (() => Math.floor(Date.now() / 1000)),
     // Pruning is housekeeping, not part of the scan: a trigger arriving meanwhile starts a new scan.

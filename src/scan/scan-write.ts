@@ -2,8 +2,6 @@
 // in and out, no I/O.
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { CatalogSnapshot } from "../infer/catalog-snapshot.js";
-import { failingTests } from "../incidents/failing-tests.js";
-import { groupProblems } from "../incidents/group-problems.js";
 import { sameObservation, sameValues, type ScanWrite } from "../read-model/apply-scan.js";
 import { verdictChanges, type HeldVerdicts } from "../read-model/verdict-holder.js";
 import type { MetricStatus } from "../derive/types.js";
@@ -70,8 +68,6 @@ export function finishedScan(
   held: HeldVerdicts | null,
   heldView: HeldView | null = null,
 ): FinishedScan {
-  // Failing tests by root table: the store opens, extends or resolves incidents with them.
-  const problems = groupProblems(failingTests(snapshot.tests, outcome.observations, outcome.blocked), snapshot.metrics);
   const changed = statusesChanged(heldView, outcome.statuses);
   const same = observationsSame(heldView, outcome.observations, outcome.unchanged);
   return {
@@ -89,7 +85,8 @@ export function finishedScan(
     },
     ...(outcome.passes ? { passes: outcome.passes } : {}),
     ...(outcome.unchanged ? { unchanged: outcome.unchanged } : {}),
-    problems,
+    // Failing tests by root table: the store opens, extends or resolves incidents with them.
+    problems: outcome.judgement.problems,
     ...(outcome.anomalies.loads.size > 0 ? { loads: outcome.anomalies.loads } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { judgeAll } from "../../src/evaluate/evaluate.js";
 import type { CheckObservation } from "../../src/evaluate/types.js";
 import { nextPass, type PreviousCheck } from "../../src/evaluate/check-pass.js";
 import { executeScan, type ScanOutcome } from "../../src/scan/execute-scan.js";
+import type { Judgement } from "../../src/scan/judge-metrics.js";
 import type { CatalogSnapshot } from "../../src/infer/catalog-snapshot.js";
 import { loadCatalogSnapshot } from "../../src/services/load-catalog.js";
 import type { Warehouse } from "../../src/warehouse/warehouse.js";
@@ -72,6 +73,8 @@ describe.each(engineCases)("incremental = full on $name", (engine) => {
     const db = uniqueDatabase("mr_incr_eq");
     let snapshot: CatalogSnapshot;
     let previous = new Map<string, PreviousCheck>();
+    // the incremental scans also judge only what changed since the last one (judge-metrics.ts)
+    let judged: Judgement | null = null;
     let n = 0;
 
     const scan = (warehouse: Warehouse, incremental: boolean): Promise<ScanOutcome> =>
@@ -80,7 +83,7 @@ describe.each(engineCases)("incremental = full on $name", (engine) => {
         concurrency: 2,
         maxQuerySize: 262_144,
         signal: new AbortController().signal,
-        ...(incremental ? { incremental: { previous } } : {}),
+        ...(incremental ? { incremental: { previous }, lastJudgement: judged } : {}),
       });
 
     /** An incremental scan, checked against a full one; the previous pass moves on. */
@@ -89,10 +92,13 @@ describe.each(engineCases)("incremental = full on $name", (engine) => {
       const full = await scan(handle.warehouse, false);
       expect(comparable(incremental.observations)).toEqual(comparable(full.observations));
       expect(incremental.statuses).toEqual(full.statuses);
+      expect(incremental.summary).toEqual(full.summary);
+      expect(incremental.judgement.problems).toEqual(full.judgement.problems);
       expect(masked(judgeAll(snapshot.tests, incremental.observations, incremental.blocked))).toEqual(
         masked(judgeAll(snapshot.tests, full.observations, full.blocked)),
       );
       previous = nextPass(previous, incremental.passes!, incremental.observations);
+      judged = incremental.judgement;
       return incremental;
     }
 
