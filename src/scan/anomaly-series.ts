@@ -129,6 +129,21 @@ async function readGroup(group: SeriesGroup, ask: Ask, options: ReadOptions, n: 
 }
 
 /**
+ * planAnomalies once per (tests, schema): a scan of an unchanged catalogue and warehouse passes
+ * the same tests array (scan-tests.ts), and planning its 9,500 anomaly checks among 134,000
+ * tests again was a long turn of every scan at 10,000 metrics. The plan is only read.
+ */
+const plans = new WeakMap<readonly InferredTest[], { schema: string; plan: AnomalyPlan }>();
+function plannedFor(tests: readonly InferredTest[], schema: WarehouseSchema): AnomalyPlan {
+  const signature = JSON.stringify(schema);
+  const kept = plans.get(tests);
+  if (kept?.schema === signature) return kept.plan;
+  const plan = planAnomalies(tests, schema);
+  plans.set(tests, { schema: signature, plan });
+  return plan;
+}
+
+/**
  * Plans and reads the anomaly series of `tests` (the anomaly tests of the scan, any number of
  * metrics each), groups concurrently up to `concurrency`.
  */
@@ -138,7 +153,7 @@ export async function readAnomalySeries(
   warehouses: ReadonlyMap<string, Warehouse>,
   options: ReadOptions,
 ): Promise<AnomalyReading> {
-  const plan = planAnomalies(tests, schema);
+  const plan = plannedFor(tests, schema);
   const limit = pLimit(options.concurrency);
   const stop = new AbortController();
   const signal = AbortSignal.any([options.signal, stop.signal]);

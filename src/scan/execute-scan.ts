@@ -9,7 +9,6 @@ import { createObserver, observeInto } from "../evaluate/evaluate.js";
 import type { CheckObservation, QueryOutcome } from "../evaluate/types.js";
 import { forEachSlice } from "../event-loop/chunked.js";
 import type { InferredTest } from "../infer/types.js";
-import { resolveColumnCase } from "../plan/column-case.js";
 import { withIsolation } from "../plan/isolate-plan.js";
 import { byScannedTable, mergePlans, planScan } from "../plan/plan-scan.js";
 import { schemaFromRows, schemaQuery } from "../plan/schema-query.js";
@@ -26,6 +25,7 @@ import { NO_FINDINGS, type CatalogFindings } from "../infer/catalog-findings.js"
 import { startIncremental, type IncrementalInput, type IncrementalSummary } from "./incremental.js";
 import { isolateFailures, type Answer, type Isolation, type Send } from "./isolate-failures.js";
 import { judgeMetrics, type Judgement } from "./judge-metrics.js";
+import { testsToRun } from "./scan-tests.js";
 
 export interface ExecuteOptions {
   scanId: string;
@@ -204,7 +204,7 @@ export async function executeScan(
   }
   const blocked = blockedMetrics(snapshot, sql.sql_errors);
   // Column names written in another letter case than the warehouse's are read in its spelling.
-  const cased = resolveColumnCase(blocked.size === 0 ? snapshot.tests : snapshot.tests.filter((t) => !blocked.has(t.metric)), schema);
+  const cased = testsToRun(snapshot, blocked, schema);
   const findings: CatalogFindings = { ...sql, ...caseFindings(snapshot, cased.matches) };
   const tests = cased.tests;
   const incremental = options.incremental
