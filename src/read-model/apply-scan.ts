@@ -4,7 +4,7 @@
 // model falls back to a full reload whenever the result would not be what the store holds.
 import type { MetricStatus } from "../derive/types.js";
 import type { CheckObservation } from "../evaluate/types.js";
-import type { Incident } from "../incidents/types.js";
+import { nextIncidents } from "../incidents/next-incidents.js";
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import type { ReadState, ScanRecord, StatusPeriod, StoredMetricStatus } from "../store/store.js";
 
@@ -174,21 +174,4 @@ export function applyScan(previous: ReadState, write: ScanWrite, historyLimit: n
       incidents,
     },
   };
-}
-
-/** The store's incidents after the scan wrote `changed` (whole) and pruning dropped those resolved before the cut-off; newest opened first. */
-export function nextIncidents(previous: readonly Incident[], changed: readonly Incident[], prunedBefore?: Date): Incident[] {
-  const byId = new Map(changed.map((i) => [i.id, i]));
-  const cut = prunedBefore?.getTime() ?? Number.NEGATIVE_INFINITY;
-  const kept = (i: Incident) => i.resolved_at === null || i.resolved_at.getTime() >= cut;
-  const known = new Set(previous.map((i) => i.id));
-  const opened = changed.filter((i) => !known.has(i.id));
-  return [...opened, ...previous.map((i) => byId.get(i.id) ?? i)].filter(kept).sort(incidentOrder);
-}
-
-/** The store's order (incident-store.ts): opened_at descending, then id descending, bytewise. */
-export function incidentOrder(a: Incident, b: Incident): number {
-  const opened = b.opened_at.getTime() - a.opened_at.getTime();
-  if (opened !== 0) return opened;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

@@ -8,7 +8,7 @@ import { writeAnomalyVerdicts } from "./anomaly-verdicts.js";
 import { checkId } from "./check-id.js";
 import { writePasses } from "./check-passes.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
-import { updateIncidents } from "./incident-store.js";
+import { updateIncidents, type OpenIncidentsMemo } from "./incident-store.js";
 import { SCAN_COLUMNS, toScanRecord, type ScanRow } from "./mapping.js";
 import type { Sql } from "./sql-session.js";
 import { StoreError } from "./store-error.js";
@@ -140,7 +140,13 @@ function sentOnly(
 }
 
 /** `origin` names the writing store in the change notification (change-feed.ts). */
-export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Date, origin?: string): Promise<ScanRecord> {
+export async function completeScanIn(
+  sql: Sql,
+  scan: FinishedScan,
+  now: () => Date,
+  origin?: string,
+  openIncidents?: OpenIncidentsMemo,
+): Promise<ScanRecord> {
   await sql(`SELECT pg_advisory_xact_lock(${COMPLETE_LOCK_KEY})`);
   const [existing] = (
     await sql<{ status: string; started_at: Date }>(`SELECT "status", "started_at" FROM "scans" WHERE "id" = $1`, [scan.scan_id])
@@ -174,7 +180,7 @@ export async function completeScanIn(sql: Sql, scan: FinishedScan, now: () => Da
     await writeStatuses(sql, scan, finishedAt, previous?.id ?? null);
     await writeAnomalyBuckets(sql, scan, finishedAt);
     // Under the lock: the open incidents read here are the newest, and no other scan changes them.
-    if (scan.problems) incidents = await updateIncidents(sql, scan.problems, scan.scan_id, finishedAt);
+    if (scan.problems) incidents = await updateIncidents(sql, scan.problems, scan.scan_id, finishedAt, openIncidents);
     await writeLoads(sql, scan.loads, finishedAt);
     await writeAnomalyVerdicts(sql, scan, finishedAt, previous?.id ?? null);
   }

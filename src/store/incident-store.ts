@@ -3,6 +3,7 @@
 // whole (their rows, tests and metrics), in its one transaction; unchanged incidents are not
 // touched, so a scan of unchanged data writes nothing here.
 import { randomUUID } from "node:crypto";
+import { nextIncidents } from "../incidents/next-incidents.js";
 import { reconcileIncidents } from "../incidents/reconcile.js";
 import type { Incident, IncidentImpact, IncidentRelationship, TableProblem } from "../incidents/types.js";
 import type { Severity } from "../infer/types.js";
@@ -181,12 +182,44 @@ export async function writeIncidents(sql: Sql, incidents: readonly Incident[]): 
 }
 
 /**
- * Inside completeScan's transaction, under its lock (no other completion runs): the open
- * incidents meet this scan's problems. Returns the incidents that changed, as written.
+ * The open incidents as this store last read or wrote them, and what their rows said then (id
+ * and updated_at, which every change of an incident moves: reconcile.ts). A scan reads only those
+ * two columns and, when they match, uses these instead of reading every open incident's tests
+ * and metrics back (16,000 rows at 10,000 metrics with a hundred broken tables, on every scan).
  */
-export async function updateIncidents(sql: Sql, problems: readonly TableProblem[], scanId: string, at: Date): Promise<Incident[]> {
-  const open = await readIncidents(sql, { openOnly: true });
+export interface OpenIncidentsMemo {
+  current: { heads: string; incidents: Incident[] } | null;
+}
+
+const headsOf = (rows: readonly { id: string; updated_at: Date }[]): string =>
+  rows
+    .map((r) => `${r.id}@${r.updated_at.getTime()}`)
+    .sort()
+    .join(",");
+
+/**
+ * Inside completeScan's transaction, under its lock (no other completion runs): the open
+ * incidents meet this scan's problems. Returns the incidents that changed, as written. A memo
+ * that does not match the store (another replica's scan, a rolled-back write) is not used.
+ */
+export async function updateIncidents(
+  sql: Sql,
+  problems: readonly TableProblem[],
+  scanId: string,
+  at: Date,
+  memo?: OpenIncidentsMemo,
+): Promise<Incident[]> {
+  let open: Incident[] | null = null;
+  if (memo?.current) {
+    const { rows } = await sql<{ id: string; updated_at: Date }>(`SELECT "id", "updated_at" FROM "incidents" WHERE "resolved_at" IS NULL`);
+    if (headsOf(rows) === memo.current.heads) open = memo.current.incidents;
+  }
+  open ??= await readIncidents(sql, { openOnly: true });
   const changed = reconcileIncidents(open, problems, { at, scanId, newId: randomUUID });
   await writeIncidents(sql, changed);
+  if (memo) {
+    const next = nextIncidents(open, changed).filter((i) => i.resolved_at === null);
+    memo.current = { heads: headsOf(next), incidents: next };
+  }
   return changed;
 }

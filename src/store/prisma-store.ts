@@ -9,6 +9,7 @@ import { notifyChange, openChangeFeed, SESSION_LOCK_CLASS, type ChangeFeed, type
 import { readLoads } from "./arrival-store.js";
 import { ensureCatalogVersion } from "./catalog-version.js";
 import { completeScanIn } from "./complete-scan.js";
+import type { OpenIncidentsMemo } from "./incident-store.js";
 import { readAnomalyVerdicts, upsertVerdicts } from "./anomaly-verdicts.js";
 import type { SeriesVerdicts } from "../evaluate/series-verdicts.js";
 import { toScanRecord, toStatusPeriod, toStoredStatus } from "./mapping.js";
@@ -69,6 +70,8 @@ class PrismaStore implements Store {
   private feed: ChangeFeed | null = null;
   /** prune has swept checks no catalogue version uses since this store opened */
   private checksSwept = false;
+  /** the open incidents as this store last wrote them (incident-store.ts: checked against the store at each scan) */
+  private readonly openIncidents: OpenIncidentsMemo = { current: null };
   /** names this store's writes in change notifications */
   readonly origin = randomUUID();
 
@@ -195,7 +198,7 @@ class PrismaStore implements Store {
   completeScan(scan: FinishedScan): Promise<ScanRecord> {
     return guard("completeScan", () =>
       this.database.sessions.transaction({ timeoutMs: this.transactionTimeoutMs }, (sql) =>
-        completeScanIn(sql, scan, this.now, this.origin),
+        completeScanIn(sql, scan, this.now, this.origin, this.openIncidents),
       ),
     );
   }

@@ -113,6 +113,34 @@ describe.each(storeTargets)("incidents in the store on $name", (target) => {
     expect(still).toMatchObject({ resolved_at: null, opened_at: at(1) });
   });
 
+  it("reconciles with the store's open incidents, not its memory of them, after another replica changed them", async () => {
+    const [opened] = (await scan("s1", 1, [problem(["k1"], ["revenue"])])).incidents!;
+    // Another replica's scan (at minute 2) found k2 failing as well: it rewrote the incident whole.
+    await s.inspect(
+      `INSERT INTO "incident_tests" ("incident_id", "check_key", "position", "rule", "name", "check", "severity", "since")
+       VALUES ($1, 'k2', 1, 'measure_not_null', 'k2 is not null', 'k2 IS NOT NULL', 'HIGH', $2)`,
+      [opened!.id, at(2)],
+    );
+    await s.inspect(`UPDATE "incidents" SET "updated_at" = $2 WHERE "id" = $1`, [opened!.id, at(2)]);
+    // This replica's next scan sees k1 failing only: k2 stopped failing, which only the store knows.
+    const changed = (await scan("s3", 3, [problem(["k1"], ["revenue"])])).incidents!;
+    expect(changed.map((i) => i.id)).toEqual([opened!.id]);
+    expect(changed[0]!.tests.map((t) => [t.check_key, t.until])).toEqual([
+      ["k1", null],
+      ["k2", at(3)],
+    ]);
+    // Then another replica resolved it: the same problem opens a new incident here.
+    await s.inspect(`UPDATE "incidents" SET "resolved_at" = $2, "resolved_scan_id" = 'other', "updated_at" = $2 WHERE "id" = $1`, [
+      opened!.id,
+      at(4),
+    ]);
+    const reopened = (await scan("s5", 5, [problem(["k1"], ["revenue"])])).incidents!;
+    expect(reopened).toHaveLength(1);
+    expect(reopened[0]!.id).not.toBe(opened!.id);
+    // And a scan that changes nothing writes nothing (its memory matches the store).
+    expect((await scan("s6", 6, [problem(["k1"], ["revenue"])])).incidents).toEqual([]);
+  });
+
   it("prunes resolved incidents older than the retention, never open ones", async () => {
     await scan("s1", 1, [problem(["k1"], ["revenue"]), problem(["k9"], ["orders"], "shop.customers")]);
     await scan("s2", 2, [problem(["k9"], ["orders"], "shop.customers")]);
