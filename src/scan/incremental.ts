@@ -125,7 +125,7 @@ export async function startIncremental(
     alwaysRead += tables.filter((table) => !read.tables.has(table)).length;
   }
   const decider = createReuseDecider({ identities, fingerprints, previous: input.previous });
-  await forEachSlice(distinct, (slice) => decider.add(slice));
+  await forEachSlice(distinct, (slice) => decider.addDistinct(slice));
   const decision = decider.result();
   const fingerprinted = [...fingerprints.values()].reduce((sum, f) => sum + f.tables.size, 0);
   const serverNow = [...fingerprints.values()].find((f) => f.serverNow !== null)?.serverNow ?? null;

@@ -34,6 +34,8 @@ export interface CheckIdentity {
   sql: string;
   /** every table its SQL reads, "database.table", sorted */
   tables: string[];
+  /** `tables` joined: the key of basisOf's memo, made once (identities are kept across scans) */
+  tablesKey: string;
 }
 
 export interface DatasourceFingerprints {
@@ -66,12 +68,13 @@ export function identifyCheck(test: InferredTest, schema: WarehouseSchema): Iden
   ].map((e) => e.expression ?? "count()");
   const read = tablesInSql(expressions.join("\n"));
   if (read.opaque !== null) return null;
-  const tables = new Set([test.table, ...test.columns.map((c) => c.table), ...test.filter_columns.map((c) => c.table), ...read.tables]);
+  const tables = [...new Set([test.table, ...test.columns.map((c) => c.table), ...test.filter_columns.map((c) => c.table), ...read.tables])].sort();
   return {
     datasource: test.datasource,
     dependence,
     sql: hash(JSON.stringify([REUSE_EPOCH, test.datasource, test.table, expressions])),
-    tables: [...tables].sort(),
+    tables,
+    tablesKey: tables.join("\n"),
   };
 }
 
@@ -103,7 +106,13 @@ export function basisOf(
   fingerprints: DatasourceFingerprints | undefined,
   memo: Map<string, string | null> = new Map(),
 ): string | null {
-  const names = identity.tables.join("\n");
+  const prints = printsOf(identity, fingerprints, memo);
+  return prints === null ? null : `${identity.sql}.${prints}`;
+}
+
+/** The hash of the fingerprints of the identity's tables (basisOf's second half), or null. */
+function printsOf(identity: CheckIdentity, fingerprints: DatasourceFingerprints | undefined, memo: Map<string, string | null>): string | null {
+  const names = identity.tablesKey;
   let prints = memo.get(names);
   if (prints === undefined) {
     const parts: string[] = [];
@@ -115,8 +124,16 @@ export function basisOf(
     prints = parts.length === identity.tables.length ? hash(parts.join("\n")) : null;
     memo.set(names, prints);
   }
-  return prints === null ? null : `${identity.sql}.${prints}`;
+  return prints;
 }
+
+/** Whether `basis` is `${identity.sql}.${prints}`, compared without building that string (30,000 checks a scan). */
+const isBasis = (basis: string | undefined, identity: CheckIdentity, prints: string): boolean =>
+  basis !== undefined &&
+  basis.length === identity.sql.length + 1 + prints.length &&
+  basis.startsWith(identity.sql) &&
+  basis.endsWith(prints) &&
+  basis[identity.sql.length] === ".";
 
 export interface ReuseInput {
   tests: readonly InferredTest[];
@@ -131,7 +148,7 @@ export interface ReuseDecision {
   read: InferredTest[];
   /** key -> the result kept (freshness judged again with the server's clock) */
   carried: Map<string, CheckObservation>;
-  /** key -> basis now, for every check whose tables all have a fingerprint */
+  /** key -> basis now, for every check whose tables all have a fingerprint, but those kept as they were (`unchanged`) */
   bases: Map<string, string>;
   /** distinct checks: kept as they were, kept with their age judged again, sent to the warehouse, answered without a query */
   counts: { kept: number; rejudged: number; read: number; no_query: number };
@@ -170,9 +187,14 @@ function keep(
   }
 }
 
-/** decideReuse fed in slices (a catalogue of 100,000 tests yields between them). */
+/**
+ * decideReuse fed in slices (a catalogue of 100,000 tests yields between them). `addDistinct`
+ * takes tests of distinct keys (one per check, as incremental.ts has them): no set of the keys
+ * seen, and the tests to read are those it was given that keep nothing.
+ */
 export function createReuseDecider(input: Omit<ReuseInput, "tests">): {
   add(tests: readonly InferredTest[]): void;
+  addDistinct(tests: readonly InferredTest[]): void;
   result(): ReuseDecision;
 } {
   const carried = new Map<string, CheckObservation>();
@@ -187,21 +209,24 @@ export function createReuseDecider(input: Omit<ReuseInput, "tests">): {
     if (!memo) memos.set(datasource, (memo = new Map<string, string | null>()));
     return memo;
   };
-  const decide = (test: InferredTest) => {
+  const read: InferredTest[] = [];
+  /** Whether the check keeps a result (else it is read). */
+  const decide = (test: InferredTest): boolean => {
     const identified = input.identities.get(test.key) ?? null;
     if (identified === NO_QUERY) {
       counts.no_query += 1;
-      return;
+      return false;
     }
     const identity = identified;
     const fingerprints = identity ? input.fingerprints.get(identity.datasource) : undefined;
-    const basis = identity ? basisOf(identity, fingerprints, memoFor(identity.datasource)) : null;
-    if (basis !== null) bases.set(test.key, basis);
+    const prints = identity ? printsOf(identity, fingerprints, memoFor(identity.datasource)) : null;
     const previous = input.previous.get(test.key);
-    const kept = identity && basis !== null && previous?.basis === basis ? keep(test, identity, previous, fingerprints) : null;
+    const kept = identity && prints !== null && isBasis(previous?.basis, identity, prints) ? keep(test, identity, previous!, fingerprints) : null;
+    // A check kept as it was needs no basis: the store keeps the one it has (passRecords).
+    if (identity && prints !== null && kept?.rejudged !== false) bases.set(test.key, `${identity.sql}.${prints}`);
     if (kept === null) {
       counts.read += 1;
-      return;
+      return false;
     }
     carried.set(test.key, kept.observation);
     if (kept.rejudged) counts.rejudged += 1;
@@ -209,6 +234,7 @@ export function createReuseDecider(input: Omit<ReuseInput, "tests">): {
       counts.kept += 1;
       unchanged.add(test.key);
     }
+    return true;
   };
   return {
     add(tests) {
@@ -219,7 +245,11 @@ export function createReuseDecider(input: Omit<ReuseInput, "tests">): {
         decide(test);
       }
     },
-    result: () => ({ read: all.filter((test) => !carried.has(test.key)), carried, bases, counts, unchanged }),
+    addDistinct(tests) {
+      for (const test of tests) if (!decide(test)) read.push(test);
+    },
+    // Every test of a key read; add()'s later tests of a key are only known to it here.
+    result: () => ({ read: all.length === 0 ? read : all.filter((test) => !carried.has(test.key)), carried, bases, counts, unchanged }),
   };
 }
 

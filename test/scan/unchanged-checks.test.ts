@@ -4,6 +4,7 @@ import { inferTests } from "../../src/infer/infer.js";
 import type { InferredTest } from "../../src/infer/types.js";
 import { fingerprintQuery, fingerprintsFromRows, type FingerprintRow } from "../../src/plan/fingerprint-query.js";
 import {
+  createReuseDecider,
   decideReuse,
   identifyCheck,
   identifyChecks,
@@ -130,6 +131,20 @@ describe("decideReuse", () => {
   const fingerprints = prints();
   const previous = firstPass(all, fingerprints, observe);
 
+  it("decides the same fed one test per check in slices (addDistinct), as incremental scans feed it", () => {
+    const whole = decideReuse({ tests: all, identities, fingerprints, previous });
+    const distinct = [...new Map(all.map((t) => [t.key, t])).values()];
+    const decider = createReuseDecider({ identities, fingerprints, previous });
+    decider.addDistinct(distinct.slice(0, 5));
+    decider.addDistinct(distinct.slice(5));
+    const sliced = decider.result();
+    expect(sliced.carried).toEqual(whole.carried);
+    expect(sliced.counts).toEqual(whole.counts);
+    expect(sliced.unchanged).toEqual(whole.unchanged);
+    expect(sliced.bases).toEqual(whole.bases);
+    expect(sliced.read.map((t) => t.key)).toEqual([...new Set(whole.read.map((t) => t.key))]);
+  });
+
   it("keeps every result on unchanged tables and reads only what has no fingerprint (a view)", () => {
     const decision = decideReuse({ tests: all, identities, fingerprints, previous });
     const read = new Set(decision.read.map((t) => t.key));
@@ -142,6 +157,9 @@ describe("decideReuse", () => {
     expect(decision.counts.read).toBe(new Set(VIEW.filter((t) => t.probe.type !== "schema").map((t) => t.key)).size);
     expect(decision.unchanged.has(find("measure_not_null").key)).toBe(true);
     expect(decision.unchanged.has(find("freshness").key)).toBe(false);
+    // a basis only where the store is written: not for the checks kept as they were
+    expect(decision.bases.has(find("measure_not_null").key)).toBe(false);
+    expect(decision.bases.get(find("freshness").key)).toBe(previous.get(find("freshness").key)!.basis);
   });
 
   it("reads exactly the checks whose SQL reads a changed table, through joins and semi-joins too", () => {
