@@ -68,7 +68,9 @@ export function identifyCheck(test: InferredTest, schema: WarehouseSchema): Iden
   ].map((e) => e.expression ?? "count()");
   const read = tablesInSql(expressions.join("\n"));
   if (read.opaque !== null) return null;
-  const tables = [...new Set([test.table, ...test.columns.map((c) => c.table), ...test.filter_columns.map((c) => c.table), ...read.tables])].sort();
+  const tables = [
+    ...new Set([test.table, ...test.columns.map((c) => c.table), ...test.filter_columns.map((c) => c.table), ...read.tables]),
+  ].sort();
   return {
     datasource: test.datasource,
     dependence,
@@ -111,7 +113,11 @@ export function basisOf(
 }
 
 /** The hash of the fingerprints of the identity's tables (basisOf's second half), or null. */
-function printsOf(identity: CheckIdentity, fingerprints: DatasourceFingerprints | undefined, memo: Map<string, string | null>): string | null {
+function printsOf(
+  identity: CheckIdentity,
+  fingerprints: DatasourceFingerprints | undefined,
+  memo: Map<string, string | null>,
+): string | null {
   const names = identity.tablesKey;
   let prints = memo.get(names);
   if (prints === undefined) {
@@ -221,7 +227,8 @@ export function createReuseDecider(input: Omit<ReuseInput, "tests">): {
     const fingerprints = identity ? input.fingerprints.get(identity.datasource) : undefined;
     const prints = identity ? printsOf(identity, fingerprints, memoFor(identity.datasource)) : null;
     const previous = input.previous.get(test.key);
-    const kept = identity && prints !== null && isBasis(previous?.basis, identity, prints) ? keep(test, identity, previous!, fingerprints) : null;
+    const kept =
+      identity && prints !== null && isBasis(previous?.basis, identity, prints) ? keep(test, identity, previous!, fingerprints) : null;
     // A check kept as it was needs no basis: the store keeps the one it has (passRecords).
     if (identity && prints !== null && kept?.rejudged !== false) bases.set(test.key, `${identity.sql}.${prints}`);
     if (kept === null) {
