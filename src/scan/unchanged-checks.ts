@@ -34,7 +34,7 @@ export interface CheckIdentity {
   sql: string;
   /** every table its SQL reads, "database.table", sorted */
   tables: string[];
-  /** `tables` joined: the key of basisOf's memo, made once (identities are kept across scans) */
+  /** `tables` joined: the key of printsOf's memo, made once (identities are kept across scans) */
   tablesKey: string;
 }
 
@@ -100,19 +100,10 @@ export function tablesToFingerprint(identities: ReadonlyMap<string, Identified>)
 }
 
 /**
- * The check's basis now: its SQL hash and a hash of its tables' fingerprints, or null when a
- * table it reads has none. `memo` (tables -> hash) spares re-hashing the many checks of a table.
+ * The hash of the fingerprints of the identity's tables, or null when a table it reads has none:
+ * the second half of the check's basis (`${sql}.${prints}`, basisOf). `memo` (tables -> hash)
+ * spares re-hashing the many checks of a table.
  */
-export function basisOf(
-  identity: CheckIdentity,
-  fingerprints: DatasourceFingerprints | undefined,
-  memo: Map<string, string | null> = new Map(),
-): string | null {
-  const prints = printsOf(identity, fingerprints, memo);
-  return prints === null ? null : `${identity.sql}.${prints}`;
-}
-
-/** The hash of the fingerprints of the identity's tables (basisOf's second half), or null. */
 function printsOf(
   identity: CheckIdentity,
   fingerprints: DatasourceFingerprints | undefined,
@@ -133,7 +124,10 @@ function printsOf(
   return prints;
 }
 
-/** Whether `basis` is `${identity.sql}.${prints}`, compared without building that string (30,000 checks a scan). */
+/** The check's basis now: its SQL hash and the hash of its tables' fingerprints. */
+const basisOf = (identity: CheckIdentity, prints: string): string => `${identity.sql}.${prints}`;
+
+/** Whether `basis` is basisOf(identity, prints), compared without building that string (30,000 checks a scan). */
 const isBasis = (basis: string | undefined, identity: CheckIdentity, prints: string): boolean =>
   basis !== undefined &&
   basis.length === identity.sql.length + 1 + prints.length &&
@@ -230,7 +224,7 @@ export function createReuseDecider(input: Omit<ReuseInput, "tests">): {
     const kept =
       identity && prints !== null && isBasis(previous?.basis, identity, prints) ? keep(test, identity, previous!, fingerprints) : null;
     // A check kept as it was needs no basis: the store keeps the one it has (passRecords).
-    if (identity && prints !== null && kept?.rejudged !== false) bases.set(test.key, `${identity.sql}.${prints}`);
+    if (identity && prints !== null && kept?.rejudged !== false) bases.set(test.key, basisOf(identity, prints));
     if (kept === null) {
       counts.read += 1;
       return false;
