@@ -8,6 +8,7 @@ import { nameOf } from "./mapping.js";
 import { readMetricFlowProject, type MetricFlowDocument } from "./metricflow/read-project.js";
 import { toDefinition } from "./to-definition.js";
 import type { Catalog, CatalogError, CatalogFile, CatalogWarning, DeclaredTest, MetricDefinition } from "./types.js";
+import { createIntern } from "../intern.js";
 import { parseYamlDocuments } from "./yaml-documents.js";
 import { readMetricEntries } from "./yaml-entries.js";
 
@@ -44,11 +45,12 @@ export function parseCatalog(files: CatalogFile[], options: ParseOptions = DEFAU
   const failed = new Set<string>();
   const seen = new Map<string, string>(); // name -> file of its first definition
   const metricflow: MetricFlowDocument[] = [];
+  const intern = createIntern();
 
   // Sorted by file name so that "the second duplicate" and the output order are stable.
   for (const file of [...files].sort(compareFiles)) {
     if (isDbtProjectFile(file.file)) continue; // dbt_project.yml, packages.yml...: read by name, nothing for us
-    const parsed = parseYamlDocuments(file);
+    const parsed = parseYamlDocuments(file, intern);
     if ("error" in parsed) {
       errors.push(parsed.error);
       continue;

@@ -9,6 +9,7 @@
 // memory downstream). test/catalog/yaml-documents.test.ts holds both to the same values.
 import { loadAll } from "js-yaml";
 import { LineCounter, parseAllDocuments } from "yaml";
+import { internStrings, type Intern } from "../intern.js";
 import type { CatalogError, CatalogFile } from "./types.js";
 
 export function fileError(file: string, message: string): CatalogError {
@@ -39,8 +40,18 @@ function expandsWithin(documents: readonly unknown[], budget: number): boolean {
   return true;
 }
 
-/** Documents in file order; empty documents (a leading or trailing `---`) are dropped. */
-export function parseYamlDocuments(file: CatalogFile): Documents {
+/**
+ * Documents in file order; empty documents (a leading or trailing `---`) are dropped. With
+ * `intern`, equal strings are shared across the files read with it (the compiled catalogue keeps
+ * them: a column name would otherwise be a string per metric that names it).
+ */
+export function parseYamlDocuments(file: CatalogFile, intern?: Intern): Documents {
+  const read = readDocuments(file);
+  if (intern && "documents" in read) internStrings(read.documents, intern);
+  return read;
+}
+
+function readDocuments(file: CatalogFile): Documents {
   let parsed: unknown[];
   try {
     parsed = loadAll(file.content);

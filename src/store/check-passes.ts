@@ -5,6 +5,7 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { PreviousCheck } from "../evaluate/check-pass.js";
 import { checkId } from "./check-id.js";
+import { createIntern } from "../intern.js";
 import { toObservation, type ObservationRow } from "./mapping.js";
 import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
@@ -43,6 +44,7 @@ export async function writePasses(sql: Sql, scan: FinishedScan): Promise<void> {
 /** Every check with a basis, with its open result; in pages, inside the caller's snapshot. */
 export async function readPasses(sql: Sql): Promise<Map<string, PreviousCheck>> {
   const passes = new Map<string, PreviousCheck>();
+  const intern = createIntern();
   let after = (-(2n ** 63n)).toString();
   for (;;) {
     const { rows } = await sql<ObservationRow & { check_id: string; basis: string; newest: string | null }>(
@@ -56,7 +58,11 @@ export async function readPasses(sql: Sql): Promise<Map<string, PreviousCheck>> 
       [after],
     );
     for (const row of rows) {
-      passes.set(row.key, { basis: row.basis, newest: row.newest === null ? null : Number(row.newest), observation: toObservation(row) });
+      passes.set(row.key, {
+        basis: row.basis,
+        newest: row.newest === null ? null : Number(row.newest),
+        observation: toObservation(row, intern),
+      });
     }
     if (rows.length < PAGE) return passes;
     after = rows.at(-1)!.check_id;

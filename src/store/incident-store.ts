@@ -7,6 +7,7 @@ import { nextIncidents } from "../incidents/next-incidents.js";
 import { reconcileIncidents } from "../incidents/reconcile.js";
 import type { Incident, IncidentImpact, IncidentRelationship, TableProblem } from "../incidents/types.js";
 import type { Severity } from "../infer/types.js";
+import { createIntern } from "../intern.js";
 import type { Sql } from "./sql-session.js";
 import { insertRows } from "./unnest.js";
 
@@ -65,6 +66,8 @@ export async function readIncidents(sql: Sql, options: { openOnly?: boolean } = 
       },
     ]),
   );
+  // Many incidents' tests and metrics share their rule, severity, impact and relationship.
+  const intern = createIntern();
   const tests = await sql<TestRow>(
     `SELECT "incident_id", "check_key", "rule", "name", "check", "column_name", "severity", "since", "until"
        FROM "incident_tests" ${within} ORDER BY "incident_id", "position"`,
@@ -72,11 +75,11 @@ export async function readIncidents(sql: Sql, options: { openOnly?: boolean } = 
   for (const t of tests.rows) {
     incidents.get(t.incident_id)?.tests.push({
       check_key: t.check_key,
-      rule: t.rule,
+      rule: intern(t.rule),
       name: t.name,
       check: t.check,
-      column: t.column_name,
-      severity: t.severity as Severity,
+      column: t.column_name === null ? null : intern(t.column_name),
+      severity: intern(t.severity) as Severity,
       since: t.since,
       until: t.until,
     });
@@ -88,8 +91,8 @@ export async function readIncidents(sql: Sql, options: { openOnly?: boolean } = 
   for (const m of metrics.rows) {
     incidents.get(m.incident_id)?.metrics.push({
       metric_name: m.metric,
-      impact: m.impact as IncidentImpact,
-      relationship: m.relationship as IncidentRelationship,
+      impact: intern(m.impact) as IncidentImpact,
+      relationship: intern(m.relationship) as IncidentRelationship,
       since: m.since,
       until: m.until,
     });

@@ -3,6 +3,7 @@
 import type { ReliabilityStatus } from "../derive/types.js";
 import type { CheckObservation, ObservationOutcome } from "../evaluate/types.js";
 import type { MetricStatus as MetricStatusRow, Scan as ScanRow, StatusChange as StatusChangeRow } from "../generated/prisma/client.js";
+import type { Intern } from "../intern.js";
 import type { ScanRecord, ScanState, ScanTrigger, StatusPeriod, StoredMetricStatus } from "./store.js";
 
 export type { ScanRow };
@@ -15,6 +16,8 @@ export const SCAN_COLUMNS = `"id", "trigger", "status", "started_at" AS "started
 /** The metric_statuses columns under the client's field names. */
 export const STATUS_COLUMNS = `"metric", "status", "safe_to_use" AS "safeToUse", "tests_total" AS "testsTotal", "tests_passing" AS "testsPassing",
   "tests_failing" AS "testsFailing", "tests_warning" AS "testsWarning", "checked_at" AS "checkedAt", "since", "scan_id" AS "scanId"`;
+
+const asIs: Intern = (value) => value;
 
 export function toScanRecord(row: ScanRow): ScanRecord {
   const { testsTotal, testsPassing, testsFailing, testsWarning } = row;
@@ -43,29 +46,29 @@ export interface ObservationRow {
   sample_sql: string | null;
 }
 
-export function toObservation(row: ObservationRow): CheckObservation {
+export function toObservation(row: ObservationRow, intern: Intern = asIs): CheckObservation {
   const observation: CheckObservation = {
-    outcome: row.outcome as ObservationOutcome,
+    outcome: intern(row.outcome) as ObservationOutcome,
     rows_affected: Number(row.rows_affected),
     rows_total: Number(row.rows_total),
-    message: row.message,
+    message: intern(row.message),
   };
   if (row.sample_sql !== null) observation.sample_sql = row.sample_sql;
   return observation;
 }
 
-export function toStoredStatus(row: MetricStatusRow): StoredMetricStatus {
+export function toStoredStatus(row: MetricStatusRow, intern: Intern = asIs): StoredMetricStatus {
   return {
     metric_name: row.metric,
-    status: row.status as ReliabilityStatus,
+    status: intern(row.status) as ReliabilityStatus,
     safe_to_use: row.safeToUse,
     tests: { total: row.testsTotal, passing: row.testsPassing, failing: row.testsFailing, warning: row.testsWarning },
     checked_at: row.checkedAt,
     since: row.since,
-    scan_id: row.scanId,
+    scan_id: intern(row.scanId),
   };
 }
 
-export function toStatusPeriod(row: Pick<StatusChangeRow, "status" | "from" | "to">): StatusPeriod {
-  return { status: row.status as ReliabilityStatus, from: row.from, to: row.to };
+export function toStatusPeriod(row: Pick<StatusChangeRow, "status" | "from" | "to">, intern: Intern = asIs): StatusPeriod {
+  return { status: intern(row.status) as ReliabilityStatus, from: row.from, to: row.to };
 }

@@ -253,7 +253,7 @@ class PrismaStore implements Store {
       const take = Math.max(0, Math.floor(limit));
       if (take === 0) return [];
       const rows = await this.db.statusChange.findMany({ where: { metric }, orderBy: [{ from: "desc" }, { id: "desc" }], take });
-      return rows.map(toStatusPeriod);
+      return rows.map((row) => toStatusPeriod(row));
     });
   }
 

@@ -6,6 +6,7 @@
 // finished_at); failed scans write none, pruning deletes only closed rows and old periods.
 import type { MetricStatus as MetricStatusRow } from "../generated/prisma/client.js";
 import type { CheckObservation } from "../evaluate/types.js";
+import { createIntern } from "../intern.js";
 import { readAnomalyFeedback } from "./anomaly-store.js";
 import { readIncidents } from "./incident-store.js";
 import { STATUS_COLUMNS, toObservation, toStoredStatus, type ObservationRow } from "./mapping.js";
@@ -35,8 +36,9 @@ export async function readScanDeltaIn(sql: Sql, since: ScanRecord, historyLimit:
       WHERE r."valid_to" IS NULL AND r."scan_id" = $1`,
     [scan.scan_id],
   );
+  const intern = createIntern();
   const observations = new Map<string, CheckObservation>();
-  for (const row of resultRows) observations.set(row.key, toObservation(row));
+  for (const row of resultRows) observations.set(row.key, toObservation(row, intern));
   // A status change closes a period and opens one, both at the scan's finished_at.
   const { rows: changed } = await sql<{ metric: string }>(`SELECT DISTINCT "metric" FROM "status_changes" WHERE "valid_from" = $1`, [
     scan.finished_at,
@@ -49,7 +51,7 @@ export async function readScanDeltaIn(sql: Sql, since: ScanRecord, historyLimit:
   // Incidents are few (one per broken table) and rewritten whole by the scan: read them all.
   return {
     scan,
-    statuses: statusRows.map(toStoredStatus),
+    statuses: statusRows.map((row) => toStoredStatus(row, intern)),
     observations,
     history,
     feedback: await readAnomalyFeedback(sql),

@@ -1,6 +1,7 @@
 // The read model's load: statuses, current check results and recent status periods, in pages
 // with a yield between them, so a 10,000-metric catalogue never holds the event loop for long.
 import { setImmediate as yieldToLoop } from "node:timers/promises";
+import { createIntern } from "../intern.js";
 import type { MetricStatus as MetricStatusRow } from "../generated/prisma/client.js";
 import type { CheckObservation } from "../evaluate/types.js";
 import {
@@ -29,6 +30,7 @@ export async function newestSucceededScan(sql: Sql): Promise<ScanRecord | null> 
 
 export async function readStatuses(sql: Sql): Promise<StoredMetricStatus[]> {
   const statuses: StoredMetricStatus[] = [];
+  const intern = createIntern();
   let after = "";
   for (;;) {
     // Keyset pages; "" sorts before every metric name.
@@ -36,7 +38,7 @@ export async function readStatuses(sql: Sql): Promise<StoredMetricStatus[]> {
       `SELECT ${STATUS_COLUMNS} FROM "metric_statuses" WHERE "metric" > $1 ORDER BY "metric" LIMIT ${PAGE}`,
       [after],
     );
-    for (const row of rows) statuses.push(toStoredStatus(row));
+    for (const row of rows) statuses.push(toStoredStatus(row, intern));
     if (rows.length < PAGE) return statuses;
     after = rows.at(-1)!.metric;
     await yieldToLoop();
@@ -45,6 +47,7 @@ export async function readStatuses(sql: Sql): Promise<StoredMetricStatus[]> {
 
 export async function readObservations(sql: Sql): Promise<Map<string, CheckObservation>> {
   const observations = new Map<string, CheckObservation>();
+  const intern = createIntern();
   let after = (-(2n ** 63n)).toString();
   for (;;) {
     // Keyset pages over the open rows' check ids (one open row per check).
@@ -56,7 +59,7 @@ export async function readObservations(sql: Sql): Promise<Map<string, CheckObser
         ORDER BY r."check_id" LIMIT ${PAGE}`,
       [after],
     );
-    for (const row of rows) observations.set(row.key, toObservation(row));
+    for (const row of rows) observations.set(row.key, toObservation(row, intern));
     if (rows.length < PAGE) return observations;
     after = rows.at(-1)!.check_id;
     await yieldToLoop();
@@ -67,6 +70,7 @@ export async function readObservations(sql: Sql): Promise<Map<string, CheckObser
 export async function readHistory(sql: Sql, metrics: readonly string[], limit: number): Promise<Map<string, StatusPeriod[]>> {
   const history = new Map<string, StatusPeriod[]>();
   if (limit <= 0) return history;
+  const intern = createIntern();
   for (let start = 0; start < metrics.length; start += PAGE) {
     if (start > 0) await yieldToLoop();
     const { rows } = await sql<{ metric: string; status: string; from: Date; to: Date | null }>(
@@ -79,7 +83,7 @@ export async function readHistory(sql: Sql, metrics: readonly string[], limit: n
     );
     for (const row of rows) {
       const periods = history.get(row.metric);
-      const period = toStatusPeriod(row);
+      const period = toStatusPeriod(row, intern);
       if (periods) periods.push(period);
       else history.set(row.metric, [period]);
     }
