@@ -9,7 +9,7 @@
 // memory downstream). test/catalog/yaml-documents.test.ts holds both to the same values.
 import { loadAll } from "js-yaml";
 import { LineCounter, parseAllDocuments } from "yaml";
-import { internStrings, type Intern } from "../intern.js";
+import { withInternedStrings, type Intern } from "../intern.js";
 import type { CatalogError, CatalogFile } from "./types.js";
 
 export function fileError(file: string, message: string): CatalogError {
@@ -47,8 +47,7 @@ function expandsWithin(documents: readonly unknown[], budget: number): boolean {
  */
 export function parseYamlDocuments(file: CatalogFile, intern?: Intern): Documents {
   const read = readDocuments(file);
-  if (intern && "documents" in read) internStrings(read.documents, intern);
-  return read;
+  return intern && "documents" in read ? { documents: read.documents.map((document) => withInternedStrings(document, intern)) } : read;
 }
 
 function readDocuments(file: CatalogFile): Documents {

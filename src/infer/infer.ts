@@ -20,7 +20,7 @@ import { measureNonNegative } from "./rules/measure-non-negative.js";
 import { measureNotNull } from "./rules/measure-not-null.js";
 import { tableNotEmpty } from "./rules/table-not-empty.js";
 import { timestampNotFuture } from "./rules/timestamp-not-future.js";
-import { createStringPool, withPooledStrings } from "./flat-strings.js";
+import { createIntern, withInternedStrings } from "../intern.js";
 import type { ColumnRef, InferredTest } from "./types.js";
 
 /** In output order (the same order as RULE_IDS). */
@@ -110,11 +110,11 @@ function indexByName(all: MetricIR[]): Map<string, MetricIR> {
  * Tests with one key describe one check: they share its key, SQL and column lists as one set of
  * objects (a 10,000-metric catalogue has about four tests per distinct check), and keep their own
  * metric, name, severity, confidence and tolerance. Each comes out with flat, pooled strings
- * (flat-strings.ts), one test at a time: the catalogue is never held twice.
+ * (intern.ts), one test at a time: the catalogue is never held twice.
  */
 function checkSharer(): (test: InferredTest) => InferredTest {
   const first = new Map<string, InferredTest>();
-  const pool = createStringPool();
+  const pool = createIntern();
   // A column is named by many checks (a 10,000-metric catalogue: 71,000 references to a few
   // thousand columns): one object per column, shared like the strings.
   const refs = new Map<string, ColumnRef>();
@@ -138,7 +138,7 @@ function checkSharer(): (test: InferredTest) => InferredTest {
         filter: test.filter === null ? null : pool(test.filter),
         columns: columnRefs(test.columns),
         filter_columns: columnRefs(test.filter_columns),
-        probe: withPooledStrings(test.probe, pool),
+        probe: withInternedStrings(test.probe, pool),
         sample_sql: pool(test.sample_sql),
       };
       first.set(check.key, check);

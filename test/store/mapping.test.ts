@@ -4,7 +4,7 @@ import { toObservation, toStatusPeriod, toStoredStatus } from "../../src/store/m
 
 // Sharing strings is not observable from JavaScript (strings compare by value); what is tested is
 // that reading through an intern changes no value. Its effect on the heap is measured by hand with
-// a heap snapshot (docs/benchmarks.md, seventh session); createIntern itself: test/intern.test.ts.
+// a heap snapshot (docs/benchmarks.md, seventh session); the intern itself: test/intern.test.ts.
 describe("row mapping through an intern", () => {
   const row = { key: "k", outcome: "measured", rows_affected: 3n, rows_total: "10", message: "3 rows", sample_sql: null };
 
