@@ -1,5 +1,6 @@
 // Generated business-like series with planted anomalies, for `npm run eval:anomaly`.
 import type { Grain, SeriesKind } from "../../src/anomaly/types.js";
+import type { Exclusion } from "../../src/anomaly/exclusions.js";
 import { sampler, type Sampler } from "./random.js";
 
 export type AnomalyKind = "spike" | "drop" | "level_shift" | "gap";
@@ -51,31 +52,40 @@ export interface GeneratedSeries {
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-/** Public holidays over 2023-2024 (US-style calendar plus Christmas week). */
-const HOLIDAYS = new Set(
-  [
-    "2023-01-02",
-    "2023-01-16",
-    "2023-04-10",
-    "2023-05-29",
-    "2023-07-04",
-    "2023-09-04",
-    "2023-11-23",
-    "2023-11-24",
-    "2023-12-25",
-    "2023-12-26",
-    "2024-01-01",
-    "2024-01-15",
-    "2024-04-01",
-    "2024-05-27",
-    "2024-07-04",
-    "2024-09-02",
-    "2024-11-28",
-    "2024-11-29",
-    "2024-12-25",
-    "2024-12-26",
-  ].map((d) => Date.parse(`${d}T00:00:00Z`) / DAY),
-);
+/** Public holidays over 2023-2024 (US-style calendar plus Christmas week), UTC dates. */
+export const HOLIDAY_DATES: readonly string[] = [
+  "2023-01-02",
+  "2023-01-16",
+  "2023-04-10",
+  "2023-05-29",
+  "2023-07-04",
+  "2023-09-04",
+  "2023-11-23",
+  "2023-11-24",
+  "2023-12-25",
+  "2023-12-26",
+  "2024-01-01",
+  "2024-01-15",
+  "2024-04-01",
+  "2024-05-27",
+  "2024-07-04",
+  "2024-09-02",
+  "2024-11-28",
+  "2024-11-29",
+  "2024-12-25",
+  "2024-12-26",
+];
+const HOLIDAYS = new Set(HOLIDAY_DATES.map((d) => Date.parse(`${d}T00:00:00Z`) / DAY));
+
+/**
+ * The generator's holidays as a user lists them (`anomalies.exclude`, one UTC day each): how a
+ * business that knows its calendar configures the daemon.
+ */
+export const HOLIDAY_EXCLUSIONS: readonly Exclusion[] = HOLIDAY_DATES.map((d) => ({
+  from: `${d}T00:00:00Z`,
+  to: new Date(Date.parse(`${d}T00:00:00Z`) + DAY).toISOString(),
+  reason: "holiday",
+}));
 
 export const SPAN = { hour: { days: 120, warmupDays: 28 }, day: { days: 730, warmupDays: 56 } } as const;
 
