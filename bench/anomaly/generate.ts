@@ -77,6 +77,9 @@ export const HOLIDAY_DATES: readonly string[] = [
 ];
 const HOLIDAYS = new Set(HOLIDAY_DATES.map((d) => Date.parse(`${d}T00:00:00Z`) / DAY));
 
+/** Whether the bucket starting at `start` (epoch ms) lies on one of the generator's holidays. */
+export const onHoliday = (start: number): boolean => HOLIDAYS.has(Math.floor(start / DAY));
+
 /**
  * The generator's holidays as a user lists them (`anomalies.exclude`, one UTC day each): how a
  * business that knows its calendar configures the daemon.

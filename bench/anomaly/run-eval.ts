@@ -340,12 +340,18 @@ function printCalendar(out: (line?: string) => void, tallies: Evaluation["tallie
         grain,
         setting,
         ratio(t.found4, t.planted4),
+        `${ratio(t.foundOffHoliday4, t.plantedOffHoliday4)} (${t.foundOffHoliday4}/${t.plantedOffHoliday4})`,
         `${t.found}/${t.planted}`,
         ratio(t.truePositiveFlags, t.flagged),
         perMonth(t.falseEpisodes, t.detectionDays),
         perMonth(t.falseOnHoliday, t.detectionDays),
       ]);
-  table(out, ["grain", "ours", "recall >=4", "found", "precision", "false episodes / 30 d", "of which holiday"], rows, markdown);
+  table(
+    out,
+    ["grain", "ours", "recall >=4", "recall >=4 off holidays", "found", "precision", "false episodes / 30 d", "of which holiday"],
+    rows,
+    markdown,
+  );
   out();
 }
 

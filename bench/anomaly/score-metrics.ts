@@ -1,6 +1,6 @@
 // Recall, precision and false-alarm episodes of one method's flags on one generated series.
 import type { Grain } from "../../src/anomaly/types.js";
-import type { AnomalyKind, GeneratedSeries } from "./generate.js";
+import { onHoliday, type AnomalyKind, type GeneratedSeries } from "./generate.js";
 
 /** A level shift is found when flagged within its first FOUND_WITHIN buckets. */
 export const FOUND_WITHIN: Record<Grain, number> = { hour: 6, day: 2 };
@@ -23,6 +23,9 @@ export interface Tally {
   /** Planted and found with magnitude >= 4 robust deviations (the target's population). */
   planted4: number;
   found4: number;
+  /** Of those, the ones with a bucket off the generator's holidays (what an exclusion can leave judged). */
+  plantedOffHoliday4: number;
+  foundOffHoliday4: number;
   binPlanted: number[];
   binFound: number[];
   flagged: number;
@@ -39,6 +42,8 @@ export function emptyTally(): Tally {
     found: 0,
     planted4: 0,
     found4: 0,
+    plantedOffHoliday4: 0,
+    foundOffHoliday4: 0,
     binPlanted: MAGNITUDE_BINS.map(() => 0),
     binFound: MAGNITUDE_BINS.map(() => 0),
     flagged: 0,
@@ -56,6 +61,8 @@ export function addTally(into: Tally, from: Tally): void {
     "found",
     "planted4",
     "found4",
+    "plantedOffHoliday4",
+    "foundOffHoliday4",
     "flagged",
     "truePositiveFlags",
     "falseEpisodes",
@@ -80,7 +87,11 @@ export function tallySeries(series: GeneratedSeries, flags: ArrayLike<number>): 
     const foundWithin = anomaly.kind === "level_shift" ? FOUND_WITHIN[grain] : anomaly.length;
     for (let i = anomaly.at; i < Math.min(n, anomaly.at + window); i++) truth[i] = 1;
     let found = false;
-    for (let i = anomaly.at; i < Math.min(n, anomaly.at + foundWithin); i++) if (flags[i] === 1) found = true;
+    let offHoliday = false;
+    for (let i = anomaly.at; i < Math.min(n, anomaly.at + foundWithin); i++) {
+      if (flags[i] === 1) found = true;
+      if (!onHoliday(series.starts[i]!)) offHoliday = true;
+    }
     const bin = MAGNITUDE_BINS.findIndex((b) => anomaly.magnitude >= b.low && anomaly.magnitude < b.high);
     tally.planted++;
     tally.binPlanted[bin]!++;
@@ -91,6 +102,10 @@ export function tallySeries(series: GeneratedSeries, flags: ArrayLike<number>): 
     if (anomaly.magnitude >= 4) {
       tally.planted4++;
       if (found) tally.found4++;
+      if (offHoliday) {
+        tally.plantedOffHoliday4++;
+        if (found) tally.foundOffHoliday4++;
+      }
     }
   }
   let episodeTrue = false;
