@@ -18,8 +18,13 @@ export interface VerdictHolder {
   held(): HeldVerdicts;
   /** As of `scanId`: the series' verdicts, null when it has none, undefined when not held (read the store). */
   get(scanId: string, key: string): SeriesVerdicts | null | undefined;
-  /** What the store answered for `keys` as of `scanId` (a key it did not answer has none). */
-  load(scanId: string, keys: readonly string[], found: ReadonlyMap<string, SeriesVerdicts>): void;
+  /**
+   * What the store answered for `keys` as of `scanId` (a key it did not answer has none), read
+   * when the revision was `asOf`: held only if nothing changed since (a forget during the read
+   * means the answer may predate the change it announced; held, it would stay stale until a scan).
+   * Returns whether it is held.
+   */
+  load(scanId: string, keys: readonly string[], found: ReadonlyMap<string, SeriesVerdicts>, asOf?: number): boolean;
   /** One series scored again outside a scan (feedback), as of `scanId`. */
   put(scanId: string, verdicts: SeriesVerdicts): void;
   /**
@@ -71,10 +76,12 @@ export function createVerdictHolder(loadedKept = LOADED_KEPT): VerdictHolder {
       const entry = loaded.get(key);
       return entry?.scanId === scanId ? entry.verdicts : undefined;
     },
-    load(scanId, keys, found) {
+    load(scanId, keys, found, asOf) {
+      if (asOf !== undefined && asOf !== revision) return false;
       const rest = complete?.scanId === scanId ? keys.filter((key) => !settle(complete!, key, found.get(key))) : keys;
       if (loaded.size + rest.length > loadedKept) loaded = new Map();
       for (const key of rest) loaded.set(key, { scanId, verdicts: found.get(key) ?? null });
+      return true;
     },
     put(scanId, verdicts) {
       if (complete?.scanId === scanId) {

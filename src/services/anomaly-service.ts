@@ -92,17 +92,20 @@ export function createAnomalyService(options: AnomalyServiceOptions): AnomalySer
 
   /** The verdicts of `tests` as of `scanId`: held, or read from the store once and then held. */
   async function verdictsOf(scanId: string, tests: readonly SeriesTest[]): Promise<Map<string, SeriesVerdicts | null>> {
-    const missing = [...new Set(tests.filter((t) => holder.get(scanId, t.key) === undefined).map((t) => t.key))];
-    if (missing.length > 0) {
-      let found;
-      try {
-        found = await store.anomalyVerdicts(missing);
-      } catch (error) {
-        throw unavailable("the status store is unavailable: the anomaly series cannot be read", error);
-      }
-      holder.load(scanId, missing, found);
+    const held = new Map(tests.map((t) => [t.key, holder.get(scanId, t.key)]));
+    const missing = [...held].filter(([, verdicts]) => verdicts === undefined).map(([key]) => key);
+    if (missing.length === 0) return held as Map<string, SeriesVerdicts | null>;
+    const asOf = holder.revision();
+    let found;
+    try {
+      found = await store.anomalyVerdicts(missing);
+    } catch (error) {
+      throw unavailable("the status store is unavailable: the anomaly series cannot be read", error);
     }
-    return new Map(tests.map((t) => [t.key, holder.get(scanId, t.key) ?? null]));
+    // Not held when a change came in during the read (another replica's feedback): this answer
+    // uses what was read, and the next read asks the store again.
+    holder.load(scanId, missing, found, asOf);
+    return new Map([...held].map(([key, verdicts]) => [key, verdicts === undefined ? (found.get(key) ?? null) : verdicts]));
   }
 
   return {

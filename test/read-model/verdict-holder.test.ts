@@ -104,6 +104,21 @@ describe("verdict holder", () => {
     expect(holder.held().unsure).toBeUndefined();
   });
 
+  it("does not hold a store answer read across a change: another replica's feedback during the read", () => {
+    const holder = createVerdictHolder();
+    holder.storeScan("s1", new Map([["a", v("a", [1])]]));
+    holder.forget("a");
+    // A read of "a" starts, then the notification of a newer re-scored series arrives.
+    const asOf = holder.revision();
+    holder.forget("a");
+    expect(holder.load("s1", ["a"], new Map([["a", v("a", [1])]]), asOf)).toBe(false);
+    expect(holder.get("s1", "a")).toBeUndefined();
+    // Read again with nothing in between: held.
+    const rescored = v("a", [1], [ANOMALOUS]);
+    expect(holder.load("s1", ["a"], new Map([["a", rescored]]), holder.revision())).toBe(true);
+    expect(holder.get("s1", "a")).toBe(rescored);
+  });
+
   it("tells which series a scan changed, and which it no longer has", () => {
     const held = new Map([
       ["a", v("a", [1, 2])],
