@@ -24,7 +24,7 @@ export interface VerdictHolder {
    * means the answer may predate the change it announced; held, it would stay stale until a scan).
    * Returns whether it is held.
    */
-  load(scanId: string, keys: readonly string[], found: ReadonlyMap<string, SeriesVerdicts>, asOf?: number): boolean;
+  load(scanId: string, keys: readonly string[], found: ReadonlyMap<string, SeriesVerdicts>, asOf: number): boolean;
   /** One series scored again outside a scan (feedback), as of `scanId`. */
   put(scanId: string, verdicts: SeriesVerdicts): void;
   /**
@@ -77,7 +77,7 @@ export function createVerdictHolder(loadedKept = LOADED_KEPT): VerdictHolder {
       return entry?.scanId === scanId ? entry.verdicts : undefined;
     },
     load(scanId, keys, found, asOf) {
-      if (asOf !== undefined && asOf !== revision) return false;
+      if (asOf !== revision) return false;
       const rest = complete?.scanId === scanId ? keys.filter((key) => !settle(complete!, key, found.get(key))) : keys;
       if (loaded.size + rest.length > loadedKept) loaded = new Map();
       for (const key of rest) loaded.set(key, { scanId, verdicts: found.get(key) ?? null });

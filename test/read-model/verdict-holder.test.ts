@@ -32,7 +32,7 @@ describe("verdict holder", () => {
   it("keeps what the store answered per scan, and feedback's series; each change moves the revision", () => {
     const holder = createVerdictHolder(3);
     const r0 = holder.revision();
-    holder.load("s2", ["a", "b"], new Map([["a", v("a", [1])]]));
+    holder.load("s2", ["a", "b"], new Map([["a", v("a", [1])]]), holder.revision());
     expect(holder.get("s2", "a")).toEqual(v("a", [1]));
     expect(holder.get("s2", "b")).toBeNull();
     expect(holder.revision()).toBe(r0);
@@ -40,14 +40,14 @@ describe("verdict holder", () => {
     expect(holder.get("s2", "a")!.flags[0]).toBe(ANOMALOUS);
     expect(holder.revision()).toBe(r0 + 1);
     // Past the bound the loaded series start again.
-    holder.load("s2", ["c", "d"], new Map());
+    holder.load("s2", ["c", "d"], new Map(), holder.revision());
     expect(holder.get("s2", "b")).toBeUndefined();
   });
 
   it("forgets everything when another replica's feedback re-scored a series: reads go to the store again", () => {
     const holder = createVerdictHolder();
     holder.storeScan("s1", new Map([["a", v("a", [1])]]));
-    holder.load("s0", ["b"], new Map([["b", v("b", [2])]]));
+    holder.load("s0", ["b"], new Map([["b", v("b", [2])]]), holder.revision());
     const r0 = holder.revision();
     holder.forget();
     expect(holder.get("s1", "a")).toBeUndefined();
@@ -67,7 +67,7 @@ describe("verdict holder", () => {
         ["b", b],
       ]),
     );
-    holder.load("s0", ["c"], new Map([["c", v("c", [3])]]));
+    holder.load("s0", ["c"], new Map([["c", v("c", [3])]]), holder.revision());
     const r0 = holder.revision();
     holder.forget("a");
     expect(holder.revision()).toBe(r0 + 1);
@@ -84,7 +84,7 @@ describe("verdict holder", () => {
     });
     // The store's answer for it is held as the scan's again, current.
     const rescored = v("a", [1], [ANOMALOUS]);
-    holder.load("s1", ["a"], new Map([["a", rescored]]));
+    holder.load("s1", ["a"], new Map([["a", rescored]]), holder.revision());
     expect(holder.get("s1", "a")).toBe(rescored);
     expect(holder.held()).toEqual({
       scanId: "s1",
@@ -95,7 +95,7 @@ describe("verdict holder", () => {
     });
     // A series the store no longer has is none; feedback put by this replica is current at once.
     holder.forget("b");
-    holder.load("s1", ["b"], new Map());
+    holder.load("s1", ["b"], new Map(), holder.revision());
     expect(holder.get("s1", "b")).toBeNull();
     expect(holder.held().verdicts.has("b")).toBe(false);
     holder.forget("a");
