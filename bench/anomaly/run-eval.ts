@@ -12,6 +12,7 @@ import { oracleFlags } from "./oracle.js";
 import { loadReal, printLeaveOneFamilyOut, printReal } from "./real-eval.js";
 import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries } from "./score-metrics.js";
 import { printSpeed } from "./speed.js";
+import { printYoung } from "./young-series.js";
 
 /**
  * The method before issue 18 on these generated series (36 a kind, this generator, its defaults:
@@ -267,6 +268,7 @@ function main(): number {
     out();
     printCeiling(out, options);
   }
+  printYoung(out, table, options.series, options.generate, options.markdown);
   if (options.generate.realistic !== true) printRealistic(out, options);
   if (options.speed) printSpeed(out, options.markdown);
   out(allMet && realMet ? "All targets met." : "Some targets are NOT MET (see above).");

@@ -14,6 +14,7 @@ import { RangeCheck } from "./range-check.js";
 import { medianInPlace } from "./select.js";
 import { levelAt, seasonShift } from "./level-start.js";
 import { fromFitSpace, type FitSpace } from "./transform.js";
+import { WEEKDAY_UNTESTED_DAYS, weeklyRepeat } from "./weekly-repeat.js";
 import type { AnomalySettings, BucketVerdict, SeriesVerdict } from "./types.js";
 
 export interface RunInput {
@@ -63,6 +64,8 @@ export class SeriesRun {
   private wanted: SeasonMode;
   private chosenAt = -Infinity;
   private readonly range: RangeCheck;
+  /** The first finite bucket's start: how old the series is. */
+  private firstStart: number | null = null;
 
   constructor(private readonly input: RunInput) {
     const { n, y, settings } = input;
@@ -126,6 +129,7 @@ export class SeriesRun {
       this.pairs.reset();
       return;
     }
+    this.firstStart ??= this.input.starts[i]!;
     const expected = this.inWindow < settings.min_history ? Number.NaN : this.scoreAt(i, buckets[i]!.value);
     if (Number.isNaN(expected)) {
       this.usable[i] = 1;
@@ -144,9 +148,10 @@ export class SeriesRun {
     const value = verdict.value;
     const isFeedback = verdict.feedback;
     const result = this.band;
-    const pair = this.pairs.observe(i, this.inner, this.pairEdges);
+    let pair = this.pairs.observe(i, this.inner, this.pairEdges);
     const range = this.range.judge(i, value, this.input.band.poisson);
     if (result.side > 0 && pair === 0 && range === 0) this.secondOpinion(value);
+    if ((result.side !== 0 || pair !== 0) && range === 0 && this.repeatsWeekly(i, expected, result.side || pair)) pair = 0;
     const side = result.side !== 0 ? result.side : pair !== 0 ? pair : range;
     const flagged = side !== 0 && !isFeedback;
     verdict.expected = expected;
@@ -230,6 +235,29 @@ export class SeriesRun {
     // The band reported is the wider of the two, so the value lies inside what it was judged against.
     this.band.upper = Math.max(this.band.upper, edge);
     this.band.side = 0;
+  }
+
+  /**
+   * A daily series too young to test its weekday effect (WEEKDAY_UNTESTED_DAYS): a bucket out of
+   * the band that repeats the same weekday of the two weeks before is its week's pattern
+   * (weekly-repeat.ts). The band reported takes in what repeats, so the value lies inside it.
+   */
+  private repeatsWeekly(i: number, expected: number, side: number): boolean {
+    const { settings, starts, values } = this.input;
+    if (settings.grain !== "day" || this.fit?.mode === "weekly") return false;
+    if (this.firstStart === null || starts[i]! - this.firstStart >= WEEKDAY_UNTESTED_DAYS * 86_400_000) return false;
+    const band = this.band;
+    const half = side > 0 ? band.upper - expected : expected - band.lower;
+    const repeat = weeklyRepeat(
+      i,
+      { values, starts, usable: this.usable, sensitivity: this.input.band.sensitivity },
+      { side, half, innerLower: this.inner.lower, innerUpper: this.inner.upper },
+    );
+    if (repeat === null) return false;
+    band.lower = Math.min(band.lower, repeat.lower);
+    band.upper = Math.max(band.upper, repeat.upper);
+    band.side = 0;
+    return true;
   }
 
   /**
