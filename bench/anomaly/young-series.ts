@@ -79,7 +79,7 @@ export function printYoung(out: Out, table: Table, series: number, generate: Gen
   out(`## Young daily series (judged from day 14)`);
   out();
   out(
-    `Each planted anomaly of the daily series above, cut out with the ${14}-${34} days before it so that it falls on day 14 to 34 of a series that starts there (in turn), ` +
+    `Each planted anomaly of the daily series above, cut out with 14 to 34 days of history before it so that it falls on day 14 to 34 of a series that starts there (in turn), ` +
       `and the ${AFTER_DAYS} days after. False alarms: flags on the days before the anomaly that are neither a holiday nor a burst, per 30 days.`,
   );
   out();

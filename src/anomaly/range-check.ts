@@ -70,6 +70,32 @@ export class RangeCheck {
     return value > this.upper ? 1 : value < this.lower ? -1 : 0;
   }
 
+  /**
+   * The z-score's judgement of the value last judged: lower/upper become mean ± sds·sd (no skew
+   * term: the peers' band) and the side is returned; 0 when the window could not judge.
+   */
+  judgeAt(value: number, sds: number): -1 | 0 | 1 {
+    if (!Number.isFinite(this.centre) || !Number.isFinite(this.sd)) return 0;
+    this.upper = this.centre + sds * this.sd;
+    this.lower = this.centre - sds * this.sd;
+    return value > this.upper ? 1 : value < this.lower ? -1 : 0;
+  }
+
+  /** The population sd of the window last judged; NaN when it could not judge. */
+  get spread(): number {
+    return this.sd;
+  }
+
+  /** The middle of lower/upper as last set. */
+  get centreOfBand(): number {
+    return (this.lower + this.upper) / 2;
+  }
+
+  /** How many values the window last judged held. */
+  get size(): number {
+    return this.count;
+  }
+
   /** mean + sds·sd of the window last judged; NaN when it could not judge. */
   edgeAbove(sds: number): number {
     return this.centre + sds * this.sd;

@@ -14,7 +14,7 @@ import { RangeCheck } from "./range-check.js";
 import { medianInPlace } from "./select.js";
 import { levelAt, seasonShift } from "./level-start.js";
 import { fromFitSpace, type FitSpace } from "./transform.js";
-import { WEEKDAY_UNTESTED_DAYS, weeklyRepeat } from "./weekly-repeat.js";
+import { YoungDaily, zScoreSds } from "./young-daily.js";
 import type { AnomalySettings, BucketVerdict, SeriesVerdict } from "./types.js";
 
 export interface RunInput {
@@ -64,8 +64,7 @@ export class SeriesRun {
   private wanted: SeasonMode;
   private chosenAt = -Infinity;
   private readonly range: RangeCheck;
-  /** The first finite bucket's start: how old the series is. */
-  private firstStart: number | null = null;
+  private readonly young: YoungDaily;
 
   constructor(private readonly input: RunInput) {
     const { n, y, settings } = input;
@@ -75,6 +74,12 @@ export class SeriesRun {
     this.volatility = new ErrorVolatility(settings.grain, input.band.sensitivity);
     const w = settings.training_buckets;
     this.usable = new Uint8Array(n);
+    this.young = new YoungDaily(settings.grain, {
+      values: input.values,
+      starts: input.starts,
+      usable: this.usable,
+      sensitivity: input.band.sensitivity,
+    });
     this.yAdjusted = y.slice();
     this.predicted = new Float64Array(n).fill(Number.NaN);
     this.errors = new PredictionErrors(n, w, input.band);
@@ -129,7 +134,7 @@ export class SeriesRun {
       this.pairs.reset();
       return;
     }
-    this.firstStart ??= this.input.starts[i]!;
+    this.young.seen(i);
     const expected = this.inWindow < settings.min_history ? Number.NaN : this.scoreAt(i, buckets[i]!.value);
     if (Number.isNaN(expected)) {
       this.usable[i] = 1;
@@ -149,19 +154,34 @@ export class SeriesRun {
     const isFeedback = verdict.feedback;
     const result = this.band;
     let pair = this.pairs.observe(i, this.inner, this.pairEdges);
-    const range = this.range.judge(i, value, this.input.band.poisson);
+    let range = this.range.judge(i, value, this.input.band.poisson);
+    // A daily series too young to test its weekday effect (young-daily.ts): the z-score judges it
+    // unless its week's swing dominates; then the seasonal band, the week's repeats not flagged.
+    const young = this.young.judgeOf(i, this.fit?.mode === "weekly", this.range.spread);
+    const byZ = young === "z-score";
+    const seasonal = { lower: result.lower, upper: result.upper };
+    if (byZ) {
+      range = this.range.judgeAt(value, zScoreSds(this.range.size));
+      result.side = 0;
+      pair = 0;
+    }
     if (result.side > 0 && pair === 0 && range === 0) this.secondOpinion(value);
-    if ((result.side !== 0 || pair !== 0) && range === 0 && this.repeatsWeekly(i, expected, result.side || pair)) pair = 0;
+    const out = result.side !== 0 || pair !== 0;
+    if (young === "seasonal" && out && range === 0 && this.young.absorbRepeat(i, result, this.inner, expected, result.side || pair))
+      pair = 0;
     const side = result.side !== 0 ? result.side : pair !== 0 ? pair : range;
     const flagged = side !== 0 && !isFeedback;
-    verdict.expected = expected;
+    verdict.expected = byZ ? this.range.centreOfBand : expected;
     // The band a bucket is judged against: the inner one when only the pair rule flags it, the
     // range's when only the range check does (range-check.ts).
     const byPair = flagged && result.side === 0 && pair !== 0;
     const byRange = flagged && result.side === 0 && pair === 0;
-    verdict.lower = byPair && side < 0 ? this.inner.lower : byRange && side < 0 ? this.range.lower : result.lower;
-    verdict.upper = byPair && side > 0 ? this.inner.upper : byRange && side > 0 ? this.range.upper : result.upper;
-    verdict.deviations = result.deviations;
+    // ... and the z-score's, whether it flags or not, where it judges.
+    verdict.lower = byZ || (byRange && side < 0) ? this.range.lower : byPair && side < 0 ? this.inner.lower : result.lower;
+    verdict.upper = byZ || (byRange && side > 0) ? this.range.upper : byPair && side > 0 ? this.inner.upper : result.upper;
+    // On the z-score's band, scaled as the seasonal band's: ±sensitivity at its edges.
+    const centre = this.range.centreOfBand;
+    verdict.deviations = byZ ? (this.input.band.sensitivity * (value - centre)) / (this.range.upper - centre) : result.deviations;
     verdict.anomalous = flagged;
     if (verdict.in_detection) {
       counts.scored++;
@@ -169,8 +189,15 @@ export class SeriesRun {
     }
     if (pair !== 0 && !isFeedback && this.flagPrevious(buckets[i - 1]!, i - 1, pair)) counts.anomalous++;
     this.usable[i] = flagged ? 0 : 1;
-    // A flagged bucket's error counts capped at the band's edge (a range-flagged one is inside it).
-    const capped = byRange ? value : side > 0 ? verdict.upper : verdict.lower;
+    // A flagged bucket's error counts capped at the band's edge (a range-flagged one is inside it;
+    // one the z-score flags, at the seasonal band's edge: the model's errors calibrate that band).
+    const capped = byZ
+      ? Math.min(Math.max(value, seasonal.lower), seasonal.upper)
+      : byRange
+        ? value
+        : side > 0
+          ? verdict.upper
+          : verdict.lower;
     this.recordError(i, flagged ? capped : value, expected, flagged && buckets[i - 1]?.anomalous === true);
     this.advanceLevel(i, !flagged);
     // A feedback bucket joins a run only beyond the full band, as before the pair rule: two
@@ -235,29 +262,6 @@ export class SeriesRun {
     // The band reported is the wider of the two, so the value lies inside what it was judged against.
     this.band.upper = Math.max(this.band.upper, edge);
     this.band.side = 0;
-  }
-
-  /**
-   * A daily series too young to test its weekday effect (WEEKDAY_UNTESTED_DAYS): a bucket out of
-   * the band that repeats the same weekday of the two weeks before is its week's pattern
-   * (weekly-repeat.ts). The band reported takes in what repeats, so the value lies inside it.
-   */
-  private repeatsWeekly(i: number, expected: number, side: number): boolean {
-    const { settings, starts, values } = this.input;
-    if (settings.grain !== "day" || this.fit?.mode === "weekly") return false;
-    if (this.firstStart === null || starts[i]! - this.firstStart >= WEEKDAY_UNTESTED_DAYS * 86_400_000) return false;
-    const band = this.band;
-    const half = side > 0 ? band.upper - expected : expected - band.lower;
-    const repeat = weeklyRepeat(
-      i,
-      { values, starts, usable: this.usable, sensitivity: this.input.band.sensitivity },
-      { side, half, innerLower: this.inner.lower, innerUpper: this.inner.upper },
-    );
-    if (repeat === null) return false;
-    band.lower = Math.min(band.lower, repeat.lower);
-    band.upper = Math.max(band.upper, repeat.upper);
-    band.side = 0;
-    return true;
   }
 
   /**

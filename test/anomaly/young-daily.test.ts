@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { SeriesVerdict } from "../../src/anomaly/types.js";
-import { weeklyRepeat } from "../../src/anomaly/weekly-repeat.js";
+import { weeklyRepeat, youngJudge } from "../../src/anomaly/young-daily.js";
 import { noise, startsOf } from "./series-fixtures.js";
 
 const flagged = (verdict: SeriesVerdict) => verdict.buckets.flatMap((b, i) => (b.anomalous ? [i] : []));
@@ -50,12 +50,46 @@ describe("weeklyRepeat", () => {
   });
 });
 
-describe("scoreSeries: a young daily series' weekends", () => {
+describe("youngJudge", () => {
+  const starts = startsOf(21, "day");
+  const usable = new Uint8Array(21).fill(1);
+  const input = (values: number[]) => ({ values, starts, usable, sensitivity: 2.9 });
+  const populationSd = (xs: number[]) => {
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / xs.length);
+  };
+
+  it("a week that does not swing: the z-score; one whose weekends run at 20%: the seasonal band", () => {
+    const flat = b2bDaily(21, 1, 4);
+    expect(youngJudge(16, input(flat), populationSd(flat.slice(2, 16)))).toBe("z-score");
+    const b2b = b2bDaily(21, 0.2, 4);
+    expect(youngJudge(16, input(b2b), populationSd(b2b.slice(2, 16)))).toBe("seasonal");
+  });
+
+  it("14 days without spread: the seasonal band (a z-score cannot judge); too few week-over-week pairs: the z-score", () => {
+    expect(youngJudge(16, input(new Array<number>(21).fill(100)), 0)).toBe("seasonal");
+    const flat = b2bDaily(21, 1, 4);
+    const gappy = usable.map((u, i) => (i >= 9 && i < 16 ? 0 : u));
+    expect(youngJudge(16, { ...input(flat), usable: gappy }, populationSd(flat.slice(2, 16)))).toBe("z-score");
+  });
+});
+
+describe("scoreSeries: a young daily series", () => {
+  it("whose week does not swing is judged by the z-score: a drop on day 16 flagged, its band the z-score's", () => {
+    const values = b2bDaily(28, 1, 5);
+    values[16] = 700;
+    const verdict = score(values);
+    expect(flagged(verdict)).toEqual([16]);
+    const window = values.slice(2, 16);
+    const mean = window.reduce((a, b) => a + b, 0) / 14;
+    expect(verdict.buckets[16]!.lower! + verdict.buckets[16]!.upper!).toBeCloseTo(2 * mean, 6);
+  });
+
   it("flags none of a business's weekends in days 14-20 (50 series, weekends at 50% and 20%)", () => {
     let early = 0;
     for (const weekend of [0.5, 0.2])
       for (let seed = 1; seed <= 25; seed++) early += flagged(score(b2bDaily(35, weekend, seed))).filter((i) => i >= 14 && i < 21).length;
-    // Before weekly-repeat.ts: both weekend days of the third week, in every series (100).
+    // Before young-daily.ts: both weekend days of the third week, in every series (100).
     expect(early).toBeLessThanOrEqual(2);
   });
 
