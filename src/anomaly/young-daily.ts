@@ -24,12 +24,13 @@ export const ZSCORE_SDS = 3;
 /**
  * The z-score's edge for an sd from `count` values, widened as every band here is for a scale from
  * few values (the Student-t quantile over the normal one, error-volatility.ts): 3.68 sds from 14
- * values. The peers' 3 found a few more young anomalies at half as many false alarms again
- * (docs/anomaly-eval.md, "Young daily series").
+ * values. Unwidened, the young series' anomalies on days 14-20 were found at 0.782 with 0.328
+ * false-alarm days a month, widened at 0.744 with 0.191 (docs/anomaly-eval.md, item 10).
  */
 export function zScoreSds(count: number): number {
   return ZSCORE_SDS * smallSampleFactor(ZSCORE_SDS, count);
 }
+
 /**
  * The week's swing dominates when one value's week-over-week noise is under half the 14-day sd:
  * then most of that sd is the swing between weekdays, and a z-score band that holds the swing is
