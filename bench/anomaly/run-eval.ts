@@ -12,6 +12,7 @@ import { oracleFlags } from "./oracle.js";
 import { loadReal, printLeaveOneFamilyOut, printReal } from "./real-eval.js";
 import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries } from "./score-metrics.js";
 import { printSpeed } from "./speed.js";
+import { printYoungReal } from "./young-real.js";
 import { printYoung } from "./young-series.js";
 
 /**
@@ -81,6 +82,7 @@ function main(): number {
   } else {
     const data = loadReal(nabDir);
     realMet = printReal(out, table, nabDir, data, options.markdown);
+    printYoungReal(out, table, data.day, options.markdown);
     if (options.sweep) printLeaveOneFamilyOut(out, table, data, options.markdown);
   }
   if (options.realOnly) return 0;
