@@ -14,7 +14,7 @@ const MIN_DIFFERENCES = 4;
  * Days of history before a daily series' weekday effect can be tested (choose-seasonality.ts needs
  * three of every weekday). Until then the seasonal model has no weekday term and few errors, and
  * judged alone it did worse than the peers' z-score on young series (docs/anomaly-eval.md,
- * "Young daily series"); against a band fitted to a mix of weekdays and weekends, a business whose
+ * "Young series"); against a band fitted to a mix of weekdays and weekends, a business whose
  * weekends run at half its weekdays had both weekend days of its third week flagged, every time.
  */
 export const WEEKDAY_UNTESTED_DAYS = 21;
