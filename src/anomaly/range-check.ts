@@ -71,13 +71,19 @@ export class RangeCheck {
   }
 
   /**
-   * The z-score's judgement of the value last judged: lower/upper become mean ± sds·sd (no skew
-   * term: the peers' band) and the side is returned; 0 when the window could not judge.
+   * The z-score's judgement of the value last judged: lower/upper become mean ± sds·sd and the side
+   * is returned; 0 when the window could not judge. For counts, as the band's edges: the sd never
+   * below the Poisson noise's √max(mean, 1), and the upper edge with the skew term (a sparse count's
+   * 14-day sd said a 2 after a fortnight of 0s and 1s was an incident: 21 of 1,400 young days of a
+   * Poisson(1) series flagged, none with these edges' 0).
    */
-  judgeAt(value: number, sds: number): -1 | 0 | 1 {
+  judgeAt(value: number, sds: number, counts: boolean): -1 | 0 | 1 {
     if (!Number.isFinite(this.centre) || !Number.isFinite(this.sd)) return 0;
-    this.upper = this.centre + sds * this.sd;
-    this.lower = this.centre - sds * this.sd;
+    const poisson = counts ? Math.max(this.centre, 1) : 0;
+    const sd = Math.max(this.sd, Math.sqrt(poisson));
+    const skew = counts ? (Math.max(0, sds * sds - 1) / 6) * Math.min(1, poisson / (sd * sd)) : 0;
+    this.upper = this.centre + sds * sd + skew;
+    this.lower = this.centre - sds * sd;
     return value > this.upper ? 1 : value < this.lower ? -1 : 0;
   }
 
@@ -86,9 +92,9 @@ export class RangeCheck {
     return this.sd;
   }
 
-  /** The middle of lower/upper as last set. */
-  get centreOfBand(): number {
-    return (this.lower + this.upper) / 2;
+  /** The mean of the window last judged; NaN when it could not judge. */
+  get mean(): number {
+    return this.centre;
   }
 
   /** How many values the window last judged held. */

@@ -161,7 +161,7 @@ export class SeriesRun {
     const byZ = young === "z-score";
     const seasonal = { lower: result.lower, upper: result.upper };
     if (byZ) {
-      range = this.range.judgeAt(value, zScoreSds(this.range.size));
+      range = this.range.judgeAt(value, zScoreSds(this.range.size), this.input.band.poisson);
       result.side = 0;
       pair = 0;
     }
@@ -171,7 +171,7 @@ export class SeriesRun {
       pair = 0;
     const side = result.side !== 0 ? result.side : pair !== 0 ? pair : range;
     const flagged = side !== 0 && !isFeedback;
-    verdict.expected = byZ ? this.range.centreOfBand : expected;
+    verdict.expected = byZ ? this.range.mean : expected;
     // The band a bucket is judged against: the inner one when only the pair rule flags it, the
     // range's when only the range check does (range-check.ts).
     const byPair = flagged && result.side === 0 && pair !== 0;
@@ -180,8 +180,9 @@ export class SeriesRun {
     verdict.lower = byZ || (byRange && side < 0) ? this.range.lower : byPair && side < 0 ? this.inner.lower : result.lower;
     verdict.upper = byZ || (byRange && side > 0) ? this.range.upper : byPair && side > 0 ? this.inner.upper : result.upper;
     // On the z-score's band, scaled as the seasonal band's: ±sensitivity at its edges.
-    const centre = this.range.centreOfBand;
-    verdict.deviations = byZ ? (this.input.band.sensitivity * (value - centre)) / (this.range.upper - centre) : result.deviations;
+    const mean = this.range.mean;
+    const half = value >= mean ? this.range.upper - mean : mean - this.range.lower;
+    verdict.deviations = byZ ? (this.input.band.sensitivity * (value - mean)) / half : result.deviations;
     verdict.anomalous = flagged;
     if (verdict.in_detection) {
       counts.scored++;

@@ -81,8 +81,7 @@ describe("scoreSeries: a young daily series", () => {
     const verdict = score(values);
     expect(flagged(verdict)).toEqual([16]);
     const window = values.slice(2, 16);
-    const mean = window.reduce((a, b) => a + b, 0) / 14;
-    expect(verdict.buckets[16]!.lower! + verdict.buckets[16]!.upper!).toBeCloseTo(2 * mean, 6);
+    expect(verdict.buckets[16]!.expected).toBeCloseTo(window.reduce((a, b) => a + b, 0) / 14, 6);
   });
 
   it("flags none of a business's weekends in days 14-20 (50 series, weekends at 50% and 20%)", () => {
@@ -99,6 +98,12 @@ describe("scoreSeries: a young daily series", () => {
       values[at] = 0;
       expect(flagged(score(values))).toContain(at);
     }
+  });
+
+  it("a sparse count is judged with a count's edges: a 4 after a fortnight of about 1 a day is no incident, 12 is", () => {
+    const fortnight = [1, 0, 2, 1, 0, 1, 1, 0, 2, 1, 1, 0, 1, 2];
+    expect(flagged(score([...fortnight, 1, 4, 0, 1, 2, 0, 1]))).toEqual([]);
+    expect(flagged(score([...fortnight, 1, 12, 0, 1, 2, 0, 1]))).toEqual([15]);
   });
 
   it("reports a band that holds each weekend it did not flag", () => {
