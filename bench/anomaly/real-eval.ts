@@ -15,8 +15,8 @@ import {
   type NabTally,
 } from "./nab.js";
 
-type Out = (line?: string) => void;
-type Table = (out: Out, header: string[], rows: string[][], markdown: boolean) => void;
+export type Out = (line?: string) => void;
+export type Table = (out: Out, header: string[], rows: string[][], markdown: boolean) => void;
 const GRAINS: readonly Grain[] = ["day", "hour"];
 
 export interface RealResult {

@@ -4,9 +4,7 @@
 import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
 import { protocolZScore, type NabSeries } from "./nab.js";
-
-type Out = (line?: string) => void;
-type Table = (out: Out, header: string[], rows: string[][], markdown: boolean) => void;
+import type { Out, Table } from "./real-eval.js";
 
 /** The day of the young series a window starts on. */
 const WINDOW_DAYS = [14, 17, 20, 24, 28] as const;

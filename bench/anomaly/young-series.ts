@@ -6,11 +6,9 @@ import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { Grain } from "../../src/anomaly/types.js";
 import { ANOMALY_KINDS, FAMILIES, generateSeries, type GenerateOptions } from "./generate.js";
 import { GAP_FAMILIES, GRAINS, seedOf, type Method } from "./evaluate.js";
+import type { Out, Table } from "./real-eval.js";
 import { FOUND_WITHIN } from "./score-metrics.js";
 import { zScoreFlags } from "./z-score.js";
-
-type Out = (line?: string) => void;
-type Table = (out: Out, header: string[], rows: string[][], markdown: boolean) => void;
 
 /** Days 14-20 cannot test the weekday effect yet (three weeks); days 21-34 can. */
 const PHASES = [
@@ -70,10 +68,10 @@ export function evaluateYoung(series: number, generate: GenerateOptions): YoungT
               if (found) t[phase]!.found4++;
             }
             // False alarms: the buckets before the anomaly (no other planted change is that close).
+            const falseFlag = (j: number) => f[j] === 1 && g.benign[from + j] === 0;
             for (const [p, { from: a, to: b }] of PHASES.entries())
               for (let k = a * perDay; k < Math.min(b * perDay, at); k++) {
                 t[p]!.buckets++;
-                const falseFlag = (j: number) => f[j] === 1 && g.benign[from + j] === 0;
                 if (falseFlag(k) && !(k > a * perDay && falseFlag(k - 1))) t[p]!.falseEpisodes++;
               }
           }

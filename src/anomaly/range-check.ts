@@ -63,11 +63,7 @@ export class RangeCheck {
     const centre = mean + this.shift;
     this.centre = centre;
     this.sd = sd;
-    const poisson = counts ? Math.max(centre, 1) : 0;
-    const skew = counts ? (Math.max(0, k * k - 1) / 6) * Math.min(1, poisson / variance) : 0;
-    this.upper = centre + k * sd + skew;
-    this.lower = centre - k * sd;
-    return value > this.upper ? 1 : value < this.lower ? -1 : 0;
+    return this.sideAt(value, k, sd, variance, counts);
   }
 
   /**
@@ -79,9 +75,17 @@ export class RangeCheck {
    */
   judgeAt(value: number, sds: number, counts: boolean): -1 | 0 | 1 {
     if (!Number.isFinite(this.centre) || !Number.isFinite(this.sd)) return 0;
+    const sd = counts ? Math.max(this.sd, Math.sqrt(Math.max(this.centre, 1))) : this.sd;
+    return this.sideAt(value, sds, sd, sd * sd, counts);
+  }
+
+  /**
+   * Sets lower/upper to centre ± sds·sd (for counts the upper edge with the skew term, w the
+   * Poisson share of `variance`) and returns the side `value` is on.
+   */
+  private sideAt(value: number, sds: number, sd: number, variance: number, counts: boolean): -1 | 0 | 1 {
     const poisson = counts ? Math.max(this.centre, 1) : 0;
-    const sd = Math.max(this.sd, Math.sqrt(poisson));
-    const skew = counts ? (Math.max(0, sds * sds - 1) / 6) * Math.min(1, poisson / (sd * sd)) : 0;
+    const skew = counts ? (Math.max(0, sds * sds - 1) / 6) * Math.min(1, poisson / variance) : 0;
     this.upper = this.centre + sds * sd + skew;
     this.lower = this.centre - sds * sd;
     return value > this.upper ? 1 : value < this.lower ? -1 : 0;

@@ -159,7 +159,9 @@ export class SeriesRun {
     // unless its week's swing dominates; then the seasonal band, the week's repeats not flagged.
     const young = this.young.judgeOf(i, this.fit?.mode === "weekly", this.range.spread);
     const byZ = young === "z-score";
-    const seasonal = { lower: result.lower, upper: result.upper };
+    // The seasonal band's edges, which a flagged bucket's error is capped at when the z-score judged it.
+    const seasonalLower = result.lower;
+    const seasonalUpper = result.upper;
     if (byZ) {
       range = this.range.judgeAt(value, zScoreSds(this.range.size), this.input.band.poisson);
       result.side = 0;
@@ -179,10 +181,7 @@ export class SeriesRun {
     // ... and the z-score's, whether it flags or not, where it judges.
     verdict.lower = byZ || (byRange && side < 0) ? this.range.lower : byPair && side < 0 ? this.inner.lower : result.lower;
     verdict.upper = byZ || (byRange && side > 0) ? this.range.upper : byPair && side > 0 ? this.inner.upper : result.upper;
-    // On the z-score's band, scaled as the seasonal band's: ±sensitivity at its edges.
-    const mean = this.range.mean;
-    const half = value >= mean ? this.range.upper - mean : mean - this.range.lower;
-    verdict.deviations = byZ ? (this.input.band.sensitivity * (value - mean)) / half : result.deviations;
+    verdict.deviations = byZ ? this.zDeviations(value) : result.deviations;
     verdict.anomalous = flagged;
     if (verdict.in_detection) {
       counts.scored++;
@@ -193,7 +192,7 @@ export class SeriesRun {
     // A flagged bucket's error counts capped at the band's edge (a range-flagged one is inside it;
     // one the z-score flags, at the seasonal band's edge: the model's errors calibrate that band).
     const capped = byZ
-      ? Math.min(Math.max(value, seasonal.lower), seasonal.upper)
+      ? Math.min(Math.max(value, seasonalLower), seasonalUpper)
       : byRange
         ? value
         : side > 0
@@ -253,6 +252,13 @@ export class SeriesRun {
     if (!bandInto(this.band, value, expected, judged, band)) return Number.NaN;
     bandInto(this.inner, value, expected, judged, this.innerModel);
     return expected;
+  }
+
+  /** A value's distance from the z-score's mean, scaled as the seasonal band's: ±sensitivity at the edges. */
+  private zDeviations(value: number): number {
+    const mean = this.range.mean;
+    const half = value >= mean ? this.range.upper - mean : mean - this.range.lower;
+    return (this.input.band.sensitivity * (value - mean)) / half;
   }
 
   /** See SECOND_OPINION_SDS: a lone upward exceedance within the z-score's edge is not flagged. */

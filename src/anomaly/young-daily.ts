@@ -46,6 +46,8 @@ export type YoungJudge = "z-score" | "seasonal";
 /** What one pass over a series (series-run.ts) asks about its young daily buckets. */
 export class YoungDaily {
   private firstStart: number | null = null;
+  /** The week-over-week statistic judgeOf read, for absorbRepeat at the same bucket. */
+  private week: { i: number; stat: WeekOverWeek } | null = null;
 
   constructor(
     private readonly grain: Grain,
@@ -64,7 +66,7 @@ export class YoungDaily {
   judgeOf(i: number, fitWeekly: boolean, rangeSd: number): YoungJudge | null {
     if (this.grain !== "day" || fitWeekly || this.firstStart === null) return null;
     if (this.input.starts[i]! - this.firstStart >= WEEKDAY_UNTESTED_DAYS * DAY_MS) return null;
-    return youngJudge(i, this.input, rangeSd);
+    return youngJudge(this.weekAt(i), rangeSd);
   }
 
   /**
@@ -74,12 +76,18 @@ export class YoungDaily {
    */
   absorbRepeat(i: number, band: MutableBand, inner: MutableBand, expected: number, side: number): boolean {
     const half = side > 0 ? band.upper - expected : expected - band.lower;
-    const repeat = weeklyRepeat(i, this.input, { side, half, innerLower: inner.lower, innerUpper: inner.upper });
+    const edges = { side, half, innerLower: inner.lower, innerUpper: inner.upper };
+    const repeat = weeklyRepeat(i, this.input, edges, this.weekAt(i));
     if (repeat === null) return false;
     band.lower = Math.min(band.lower, repeat.lower);
     band.upper = Math.max(band.upper, repeat.upper);
     band.side = 0;
     return true;
+  }
+
+  private weekAt(i: number): WeekOverWeek {
+    if (this.week?.i !== i) this.week = { i, stat: weekOverWeek(i, this.input) };
+    return this.week.stat;
   }
 }
 
@@ -104,9 +112,8 @@ export interface RepeatInput {
  * spread (`rangeSd` not positive): then the seasonal band, with the week's repeats not flagged
  * (weeklyRepeat). Too few week-over-week differences to tell: the z-score.
  */
-export function youngJudge(i: number, input: RepeatInput, rangeSd: number): YoungJudge {
+export function youngJudge(week: WeekOverWeek, rangeSd: number): YoungJudge {
   if (!(rangeSd > 0)) return "seasonal";
-  const week = weekOverWeek(i, input);
   return week.count >= MIN_DIFFERENCES && week.sd < SWING_RATIO * rangeSd ? "seasonal" : "z-score";
 }
 
@@ -130,11 +137,11 @@ export interface RepeatBand {
  * 0, a weekend at 0 where it had half the weekdays' rows) is far from both and stays flagged.
  * Returns the interval of values that would repeat (reported as the band), or null.
  */
-export function weeklyRepeat(i: number, input: RepeatInput, band: RepeatBand): RepeatEdges | null {
+export function weeklyRepeat(i: number, input: RepeatInput, band: RepeatBand, week: WeekOverWeek): RepeatEdges | null {
   const { values, starts, usable } = input;
   const value = values[i]!;
   if (!(band.half > 0) || !Number.isFinite(value)) return null;
-  const tolerance = Math.min(band.half, weekOverWeekTolerance(i, input));
+  const tolerance = Math.min(band.half, weekOverWeekTolerance(week, input.sensitivity));
   if (!(tolerance > 0)) return null;
   let lower = -Infinity;
   let upper = Infinity;
@@ -150,11 +157,17 @@ export function weeklyRepeat(i: number, input: RepeatInput, band: RepeatBand): R
   return { lower, upper };
 }
 
+/** One value's noise if the week repeats, and how many week-over-week differences it is from. */
+export interface WeekOverWeek {
+  sd: number;
+  count: number;
+}
+
 /**
- * One value's noise if the week repeats, from the week before bucket i: 1.4826 × median
- * |y_j − y_(j − 7 days)| / √2 over the pairs that both trained, and how many there were.
+ * The week before bucket i: 1.4826 × median |y_j − y_(j − 7 days)| / √2 over the pairs that both
+ * trained (NaN with none).
  */
-function weekOverWeek(i: number, input: RepeatInput): { sd: number; count: number } {
+export function weekOverWeek(i: number, input: RepeatInput): WeekOverWeek {
   const { values, starts, usable } = input;
   const differences = new Float64Array(7);
   let count = 0;
@@ -168,10 +181,9 @@ function weekOverWeek(i: number, input: RepeatInput): { sd: number; count: numbe
 }
 
 /** k' × √2 × the week-over-week sd (the sd of a difference), k' the sensitivity widened for so few. */
-function weekOverWeekTolerance(i: number, input: RepeatInput): number {
-  const week = weekOverWeek(i, input);
+function weekOverWeekTolerance(week: WeekOverWeek, sensitivity: number): number {
   if (week.count < MIN_DIFFERENCES) return Number.NaN;
-  return input.sensitivity * smallSampleFactor(input.sensitivity, week.count) * Math.SQRT2 * week.sd;
+  return sensitivity * smallSampleFactor(sensitivity, week.count) * Math.SQRT2 * week.sd;
 }
 
 /** The index before i whose start is `start`, or -1 (at most one bucket a day: a short walk back). */

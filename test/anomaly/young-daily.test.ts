@@ -2,8 +2,13 @@ import { describe, expect, it } from "vitest";
 import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { SeriesVerdict } from "../../src/anomaly/types.js";
-import { weeklyRepeat, youngJudge } from "../../src/anomaly/young-daily.js";
+import { weekOverWeek, weeklyRepeat, youngJudge, type RepeatInput } from "../../src/anomaly/young-daily.js";
 import { noise, startsOf } from "./series-fixtures.js";
+
+// Each bucket's week-over-week statistic, as YoungDaily reads it once per bucket.
+const repeatAt = (i: number, input: RepeatInput, band: Parameters<typeof weeklyRepeat>[2]) =>
+  weeklyRepeat(i, input, band, weekOverWeek(i, input));
+const judgeAt = (i: number, input: RepeatInput, rangeSd: number) => youngJudge(weekOverWeek(i, input), rangeSd);
 
 const flagged = (verdict: SeriesVerdict) => verdict.buckets.flatMap((b, i) => (b.anomalous ? [i] : []));
 
@@ -29,24 +34,24 @@ describe("weeklyRepeat", () => {
   const band = { side: -1, half: 300, innerLower: 750, innerUpper: 1050 };
 
   it("a weekend like the two before it repeats them; the interval it returns holds the value", () => {
-    const repeat = weeklyRepeat(19, input, band);
+    const repeat = repeatAt(19, input, band);
     expect(repeat).not.toBeNull();
     expect(repeat!.lower).toBeLessThanOrEqual(values[19]!);
     expect(repeat!.upper).toBeGreaterThanOrEqual(values[19]!);
   });
 
   it("an outage is no repeat: a weekend at 0 where the weekends before had about 500", () => {
-    expect(weeklyRepeat(19, { ...input, values: values.map((v, i) => (i === 19 ? 0 : v)) }, band)).toBeNull();
+    expect(repeatAt(19, { ...input, values: values.map((v, i) => (i === 19 ? 0 : v)) }, band)).toBeNull();
   });
 
   it("one week is no pattern: a weekend like last week's only, or with a week missing, or flagged", () => {
-    expect(weeklyRepeat(19, { ...input, values: values.map((v, i) => (i === 5 ? 1000 : v)) }, band)).toBeNull();
-    expect(weeklyRepeat(19, { ...input, values: values.map((v, i) => (i === 12 ? Number.NaN : v)) }, band)).toBeNull();
-    expect(weeklyRepeat(19, { ...input, usable: usable.map((u, i) => (i === 12 ? 0 : u)) }, band)).toBeNull();
+    expect(repeatAt(19, { ...input, values: values.map((v, i) => (i === 5 ? 1000 : v)) }, band)).toBeNull();
+    expect(repeatAt(19, { ...input, values: values.map((v, i) => (i === 12 ? Number.NaN : v)) }, band)).toBeNull();
+    expect(repeatAt(19, { ...input, usable: usable.map((u, i) => (i === 12 ? 0 : u)) }, band)).toBeNull();
   });
 
   it("a weekday that never left the inner band before is no pattern", () => {
-    expect(weeklyRepeat(16, input, { side: 1, half: 300, innerLower: 750, innerUpper: 1050 })).toBeNull();
+    expect(repeatAt(16, input, { side: 1, half: 300, innerLower: 750, innerUpper: 1050 })).toBeNull();
   });
 });
 
@@ -61,16 +66,16 @@ describe("youngJudge", () => {
 
   it("a week that does not swing: the z-score; one whose weekends run at 20%: the seasonal band", () => {
     const flat = b2bDaily(21, 1, 4);
-    expect(youngJudge(16, input(flat), populationSd(flat.slice(2, 16)))).toBe("z-score");
+    expect(judgeAt(16, input(flat), populationSd(flat.slice(2, 16)))).toBe("z-score");
     const b2b = b2bDaily(21, 0.2, 4);
-    expect(youngJudge(16, input(b2b), populationSd(b2b.slice(2, 16)))).toBe("seasonal");
+    expect(judgeAt(16, input(b2b), populationSd(b2b.slice(2, 16)))).toBe("seasonal");
   });
 
   it("14 days without spread: the seasonal band (a z-score cannot judge); too few week-over-week pairs: the z-score", () => {
-    expect(youngJudge(16, input(new Array<number>(21).fill(100)), 0)).toBe("seasonal");
+    expect(judgeAt(16, input(new Array<number>(21).fill(100)), 0)).toBe("seasonal");
     const flat = b2bDaily(21, 1, 4);
     const gappy = usable.map((u, i) => (i >= 9 && i < 16 ? 0 : u));
-    expect(youngJudge(16, { ...input(flat), usable: gappy }, populationSd(flat.slice(2, 16)))).toBe("z-score");
+    expect(judgeAt(16, { ...input(flat), usable: gappy }, populationSd(flat.slice(2, 16)))).toBe("z-score");
   });
 });
 
