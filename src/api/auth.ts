@@ -1,7 +1,7 @@
 // Bearer-key auth, the ONE module both transports use. Keys are compared as SHA-256 digests
 // with timingSafeEqual: fixed-length inputs, so neither a key's content nor its length leaks
 // through timing. Every configured key is compared on every request (no early exit).
-import { createHash, createHmac, hkdfSync, timingSafeEqual } from "node:crypto";
+import { createHmac, hash, hkdfSync, timingSafeEqual } from "node:crypto";
 import { AppError } from "../errors/app-error.js";
 
 export type Access = "read" | "write";
@@ -16,7 +16,8 @@ export interface AuthOptions {
 /** Checks an Authorization header value; returns the granted access or throws AppError 401/403. */
 export type Authenticator = (authorization: string | undefined, need: Access) => Access;
 
-const digest = (value: string): Buffer => createHash("sha256").update(value, "utf8").digest();
+// The one-shot hash: half the cost of a Hash object per request (measured on a cached read).
+const digest = (value: string): Buffer => hash("sha256", value, "buffer");
 
 /** Constant-time string equality (independent of where or whether the strings differ, and of length). */
 export function constantTimeEqual(a: string, b: string): boolean {

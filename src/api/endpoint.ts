@@ -5,6 +5,7 @@ import type { z } from "zod";
 import { badRequest } from "../errors/app-error.js";
 import type { Services } from "../services/types.js";
 import type { Access } from "./auth.js";
+import { queryOf } from "./request-query.js";
 
 export type HttpMethod = "GET" | "POST";
 export type SuccessStatus = 200 | 202;
@@ -86,8 +87,11 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * REST's input object before parsing: the query string (or the JSON body for a `body` entry)
  * with the path parameters over it, so a path parameter cannot be overridden.
  */
-export function restInput(e: AnyEndpoint, request: { params: unknown; query: unknown; body?: unknown }): Record<string, unknown> {
-  const rest = e.body ? request.body : request.query;
+export function restInput(
+  e: AnyEndpoint,
+  request: { url: string; params: unknown; query: unknown; body?: unknown },
+): Record<string, unknown> {
+  const rest = e.body ? request.body : queryOf(request);
   if (e.body && rest !== undefined && !isPlainObject(rest)) throw badRequest("expected a JSON object as the request body");
   return { ...(isPlainObject(rest) ? rest : {}), ...(isPlainObject(request.params) ? request.params : {}) };
 }

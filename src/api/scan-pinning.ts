@@ -5,6 +5,7 @@ import type { Request, RequestHandler } from "express";
 import { badRequest } from "../errors/app-error.js";
 import type { Freshness } from "../read-model/freshness.js";
 import type { ReadModel } from "../read-model/read-model.js";
+import { queryOf } from "./request-query.js";
 
 export const SCAN_ID_HEADER = "X-Scan-Id";
 export const MIN_SCAN_HEADER = "X-Min-Scan";
@@ -20,8 +21,8 @@ export interface ScanPinning {
 }
 
 /** The scan a request asks for at least, if any (the query parameter wins over the header). */
-export function wantedScan(req: Pick<Request, "query" | "headers">): string | undefined {
-  const fromQuery = (req.query as Record<string, unknown> | undefined)?.[MIN_SCAN_PARAM];
+export function wantedScan(req: Pick<Request, "url" | "query" | "headers">): string | undefined {
+  const fromQuery = (queryOf(req) as Record<string, unknown>)[MIN_SCAN_PARAM];
   const fromHeader = req.headers[MIN_SCAN_HEADER.toLowerCase()];
   const value = fromQuery ?? fromHeader;
   if (value === undefined) return undefined;
@@ -39,7 +40,7 @@ export function pinScan(pinning: ScanPinning, options: { authorize?: (req: Reque
   return async (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const wanted = wantedScan(req);
-    const notice = options.lenient ? (req.query as Record<string, unknown>)[options.lenient] : undefined;
+    const notice = options.lenient ? (queryOf(req) as Record<string, unknown>)[options.lenient] : undefined;
     if (wanted !== undefined || typeof notice === "string") {
       options.authorize?.(req);
       if (wanted !== undefined) await pinning.freshness.atLeast(wanted);
