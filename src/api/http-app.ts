@@ -196,11 +196,15 @@ export function createHttpApp(options: HttpAppOptions): Express {
 
   app.use("/v1", answerDeadline(limits));
   // Wrong keys, per client: a refused client is refused before its key is compared.
-  app.use("/v1", async (req, _res, next) => {
+  app.use("/v1", (req, _res, next) => {
     const client = clientOf(req);
-    await throttle.check(client);
-    if (bearerToken(req.headers.authorization) !== null && !knownRequestKey(authorize, req)) await throttle.failed(client);
-    next();
+    const counted = () =>
+      bearerToken(req.headers.authorization) !== null && !knownRequestKey(authorize, req)
+        ? throttle.failed(client).then(() => next())
+        : next();
+    // Synchronous unless this client sent a wrong key lately (most requests: no promise, no extra turn).
+    const checked = throttle.check(client);
+    return checked ? checked.then(counted) : counted();
   });
   if (options.scans) {
     const pin = pinScan(options.scans, { authorize: (req) => void authorize(req, "read") });

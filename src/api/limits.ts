@@ -87,17 +87,30 @@ export function createWriteLimiter(
  * cannot slip between the check and the count.
  */
 export interface AuthThrottle {
-  /** throws rate_limited while `client` is refused */
-  check(client: string): Promise<void>;
+  /**
+   * Rejects with rate_limited while `client` is refused; nothing (no promise) for a client with no
+   * wrong key in the window, so that every other request passes without a turn of the event loop.
+   */
+  check(client: string): Promise<void> | undefined;
   /** counts a wrong key from `client` */
   failed(client: string): Promise<void>;
 }
 
+/** Clients that never came back are swept once the map reaches this, then at twice what stays. */
+const WATCHED_SWEEP_AT = 10_000;
+
 export function createAuthThrottle(limits: Pick<HttpLimits, "authFailureLimit" | "authFailureWindowSeconds">): AuthThrottle {
   const points = limits.authFailureLimit;
   const window = limits.authFailureWindowSeconds;
-  if (points === 0) return { check: async () => {}, failed: async () => {} };
+  if (points === 0) return { check: () => undefined, failed: async () => {} };
   const limiter = new RateLimiterMemory({ points, duration: window });
+  /** client -> when its newest wrong key leaves the window (ms): no entry, nothing to ask the limiter */
+  const watched = new Map<string, number>();
+  let sweepAt = WATCHED_SWEEP_AT;
+  const ask = async (client: string) => {
+    const state = await limiter.get(client);
+    if (state && state.consumedPoints >= points) throw refusal(state.msBeforeNext);
+  };
   const refusal = (msBeforeNext: number) => {
     const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
     return new AppError("rate_limited", `too many wrong API keys from this client (${points} per ${window}s); retry in ${seconds}s`, {
@@ -105,11 +118,21 @@ export function createAuthThrottle(limits: Pick<HttpLimits, "authFailureLimit" |
     });
   };
   return {
-    async check(client) {
-      const state = await limiter.get(client);
-      if (state && state.consumedPoints >= points) throw refusal(state.msBeforeNext);
+    check(client) {
+      const until = watched.get(client);
+      if (until === undefined) return undefined;
+      if (until > Date.now()) return ask(client);
+      watched.delete(client);
+      return undefined;
     },
     async failed(client) {
+      const now = Date.now();
+      // Guessing from many addresses must not grow the map for good, nor make each wrong key a sweep.
+      if (watched.size >= sweepAt) {
+        for (const [c, until] of watched) if (until <= now) watched.delete(c);
+        sweepAt = Math.max(WATCHED_SWEEP_AT, 2 * watched.size);
+      }
+      watched.set(client, now + window * 1000);
       // Over the limit consume rejects; the next check refuses.
       await limiter.consume(client).catch((error: unknown) => {
         if (!(error instanceof RateLimiterRes)) throw error;
