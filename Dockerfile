@@ -74,11 +74,13 @@ CMD ["node", "node_modules/prisma/build/index.js", "migrate", "deploy"]
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
 # A heap cap and two malloc arenas keep resident memory near the live heap (V8 collects lazily up
-# to its limit; glibc keeps an arena per thread). Measured in docs/benchmarks.md (bench:scale).
+# to its limit; glibc keeps an arena per thread). A 4 MB young generation instead of 8 pays for a
+# higher old-generation cap within the same resident memory, and that headroom halves the read
+# p99 under heavy load at 10,000 metrics. Measured in docs/benchmarks.md (bench:scale).
 ENV NODE_ENV=production \
     PORT=8080 \
     DATA_DIR=/app/.data \
-    NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=8" \
+    NODE_OPTIONS="--max-old-space-size=288 --max-semi-space-size=4" \
     MALLOC_ARENA_MAX=2
 COPY --from=prod-deps --chown=0:0 /app/node_modules ./node_modules
 COPY --from=build --chown=0:0 /app/dist ./dist

@@ -17,7 +17,7 @@ fi
 node scripts/copy-assets.mjs
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
 # The image's heap caps, unless NODE_OPTIONS already sets them.
-case " ${NODE_OPTIONS:-} " in *" --max-old-space-size="*) ;; *) NODE_OPTIONS="${NODE_OPTIONS:-} --max-old-space-size=256" ;; esac
-case " ${NODE_OPTIONS} " in *" --max-semi-space-size="*) ;; *) NODE_OPTIONS="${NODE_OPTIONS} --max-semi-space-size=8" ;; esac
+case " ${NODE_OPTIONS:-} " in *" --max-old-space-size="*) ;; *) NODE_OPTIONS="${NODE_OPTIONS:-} --max-old-space-size=288" ;; esac
+case " ${NODE_OPTIONS} " in *" --max-semi-space-size="*) ;; *) NODE_OPTIONS="${NODE_OPTIONS} --max-semi-space-size=4" ;; esac
 export NODE_OPTIONS="${NODE_OPTIONS# }"
 exec node dist/main.js

@@ -43,7 +43,7 @@ export async function startDaemonProcess(
     ...inherited,
     // The image's memory settings (Dockerfile, chart values), unless BENCH_NODE_OPTIONS says otherwise.
     ...(command === "node"
-      ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "--max-old-space-size=256 --max-semi-space-size=8", MALLOC_ARENA_MAX: "2" }
+      ? { NODE_OPTIONS: process.env.BENCH_NODE_OPTIONS ?? "--max-old-space-size=288 --max-semi-space-size=4", MALLOC_ARENA_MAX: "2" }
       : {}),
     ...env,
     PORT: String(port),

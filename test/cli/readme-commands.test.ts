@@ -132,7 +132,7 @@ describe("the README's start command", () => {
       const environ = (await readFile(`/proc/${daemons[0]!.pid}/environ`, "utf8")).split("\0");
       expect(environ).toContain("MALLOC_ARENA_MAX=2");
       const nodeOptions = environ.find((v) => v.startsWith("NODE_OPTIONS="));
-      expect(nodeOptions?.split("=").slice(1).join("=").split(" ").sort()).toEqual(["--max-old-space-size=256", "--max-semi-space-size=8"]);
+      expect(nodeOptions?.split("=").slice(1).join("=").split(" ").sort()).toEqual(["--max-old-space-size=288", "--max-semi-space-size=4"]);
       // As a terminal's Ctrl-C or a service manager would: the whole group. npm and its shell die
       // of the signal; the daemon shuts down cleanly (and its embedded database with it).
       process.kill(-child.pid!, "SIGTERM");
