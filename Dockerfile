@@ -75,8 +75,9 @@ FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
 # A heap cap and two malloc arenas keep resident memory near the live heap (V8 collects lazily up
 # to its limit; glibc keeps an arena per thread). A 4 MB young generation instead of 8 pays for a
-# higher old-generation cap within the same resident memory, and that headroom halves the read
-# p99 under heavy load at 10,000 metrics. Measured in docs/benchmarks.md (bench:scale).
+# higher old-generation cap within the same resident memory; that headroom halved the read p99
+# under heavy load at 10,000 metrics before requests were made on express' prototypes, which
+# removed most of what filled it. Measured in docs/benchmarks.md (bench:scale).
 ENV NODE_ENV=production \
     PORT=8080 \
     DATA_DIR=/app/.data \
