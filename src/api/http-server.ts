@@ -95,9 +95,10 @@ export async function bindHttpServer(options: HttpServerOptions): Promise<BoundS
     attach(app) {
       // app.request inherits IncomingMessage.prototype (and app.response ServerResponse's), so
       // the objects stay what Node made; only the methods express adds are found on them at once.
-      if (Request && Response && app.request && app.response) {
-        Request.prototype = app.request;
-        Response.prototype = app.response;
+      // An app without its own gets Node's, whatever was attached before it.
+      if (Request && Response) {
+        Request.prototype = app.request ?? http.IncomingMessage.prototype;
+        Response.prototype = app.response ?? http.ServerResponse.prototype;
       }
       handler = app;
     },

@@ -70,6 +70,15 @@ describe("bindHttpServer", () => {
       });
       expect([echoed.status, await echoed.json()]).toEqual([201, { id: "7", header: "yes", body: { a: [1, 2] }, proto: true }]);
       expect((await fetch(`${base}/nowhere`)).status).toBe(404);
+
+      // A plain listener attached after it: Node's prototypes again, not the last app's.
+      seen.length = 0;
+      bound.attach((req, res) => {
+        seen.push([Object.getPrototypeOf(req) as object, Object.getPrototypeOf(res) as object]);
+        res.end();
+      });
+      await (await fetch(`${base}/c`)).text();
+      expect(seen[0]).toEqual([http.IncomingMessage.prototype, http.ServerResponse.prototype]);
     } finally {
       await new Promise((resolve) => bound.server.close(resolve));
     }
