@@ -8,6 +8,8 @@ import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createReadiness } from "./health/readiness.js";
+import { readLiveHeap } from "./health/heap-reading.js";
+import { memoryBudget } from "./health/memory-budget.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
@@ -54,6 +56,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
 
 async function startOnServer(config: Config, logger: Logger, http: Awaited<ReturnType<typeof bindHttpServer>>): Promise<Daemon> {
   const { server, port } = http;
+  // The heap before the catalogue, so the memory budget sees what the catalogue itself keeps.
+  const heapBefore = config.MEMORY_CHECK ? readLiveHeap() : null;
   const compileStarted = performance.now();
   const snapshot = await loadCatalogSnapshot(
     config.METRICS_DIR,
@@ -74,6 +78,16 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     },
     "catalogue compiled",
   );
+  if (heapBefore) {
+    const heap = readLiveHeap();
+    const budget = memoryBudget(heapBefore, heap, { metrics: snapshot.metrics.length, tests: snapshot.tests.length });
+    if (!budget.fits) throw new ConfigError(budget.message);
+    const mb = (bytes: number) => Math.round(bytes / 1_048_576);
+    logger.info(
+      { catalogue_mb: mb(budget.catalogueBytes), scan_needs_mb: mb(budget.neededBytes), limit_mb: mb(heap.limitBytes) },
+      "the catalogue leaves a scan room in the heap",
+    );
+  }
 
   const apiKeys = [...config.API_KEYS];
   if (apiKeys.length === 0 && config.API_READONLY_KEYS.length === 0) {

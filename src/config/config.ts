@@ -61,6 +61,8 @@ const EnvSchema = z.object({
   SCAN_CONCURRENCY: int(1, 64).default(4),
   /** checks on MergeTree tables whose parts did not change since the last pass keep its results */
   SCAN_INCREMENTAL: bool.default(true),
+  /** refuse to start when the loaded catalogue leaves a scan no room in the heap (health/memory-budget.ts) */
+  MEMORY_CHECK: bool.default(true),
   QUERY_TIMEOUT_SECONDS: int(1, 3600).default(60),
   MAX_QUERY_SIZE: int(1024, 1 << 30).default(262144),
   HISTORY_RETENTION_DAYS: int(1, 3650).default(90),

@@ -1,8 +1,9 @@
 // `metric-reliability serve` is the daemon, as a process: it starts on the embedded demo, logs
 // durations in milliseconds' precision, stops cleanly on SIGTERM, and a busy PORT stops it
-// before the store is touched, with one line and no stack trace.
+// before the store is touched, with one line and no stack trace; so does a catalogue too big for
+// the heap it was given.
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -43,6 +44,39 @@ describe("metric-reliability serve", () => {
     } finally {
       busy.close();
     }
+  });
+
+  it("exits 1 with one line saying what memory to give when the catalogue leaves a scan no room, before touching the store", async () => {
+    // 3,000 metrics keep about 13 MB of heap; their scan needs about 65 MB, over 90 % of a 64 MB
+    // old space. Started anyway, this catalogue ran out of memory after its first scan.
+    const metricsDir = await tempDir();
+    for (let t = 0; t < 30; t++) {
+      const metrics = Array.from({ length: 100 }, (_, m) =>
+        [
+          `  - name: t${t}_m${m}`,
+          `    datasource: default`,
+          `    table: shop.t${t}`,
+          `    timestamp: ts`,
+          `    filter: "status = 'ok${m % 5}'"`,
+          `    measures: [{ alias: amount, function: Sum, column: amount }, { alias: rows, function: Count }]`,
+          `    dimensions: [{ name: country, column: country }, { name: channel, column: ch${m % 7} }]`,
+        ].join("\n"),
+      );
+      await writeFile(path.join(metricsDir, `t${t}.yaml`), `metrics:\n${metrics.join("\n")}\n`);
+    }
+    const dataDir = await tempDir();
+    const free = await listeningServer();
+    const port = (free.address() as net.AddressInfo).port;
+    await new Promise((resolve) => free.close(resolve));
+    const env = { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, METRICS_DIR: metricsDir, LOG_LEVEL: "info" };
+    const run = await runCli(["serve"], { ...env, NODE_OPTIONS: "--max-old-space-size=64" }, 60_000);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /^start-up failed: the catalogue \(3,000 metrics, 39,000 tests\) keeps \d+ MB of heap and a scan would need about \d+ MB, more than 90 % of the 64 MB old space this process may use: it would run out of memory scanning\. Give it more, e\.g\. NODE_OPTIONS="--max-old-space-size=(\d+)" with a memory limit of about \d+ Mi \(Helm: config\.nodeOptions and resources\.limits\.memory\), or split the catalogue between daemons; MEMORY_CHECK=false starts it anyway\n$/,
+    );
+    // Refused before the store, the key and the warehouses: nothing written.
+    expect(await readdir(dataDir)).toEqual([]);
+    expect(run.stdout).toContain('"msg":"catalogue compiled"');
   });
 
   it("serves the demo, logs rounded durations, and exits 0 on SIGTERM", async () => {
