@@ -11,7 +11,7 @@ const DEFAULT_SEMI_SPACE_MIB = 16;
 /**
  * After a full collection, so the reading is what the catalogue keeps and not the garbage its load
  * left (about as much again). `gc` exists only under --expose-gc: set now, the flag exposes it to
- * a context made after it (the main one keeps no `gc`). One collection, about 50 ms at 10,000 metrics.
+ * a context made after it (the main one keeps no `gc`). One collection, about 40 ms at 10,000 metrics.
  */
 export function readLiveHeap(): HeapReading {
   v8.setFlagsFromString("--expose-gc");

@@ -10,12 +10,12 @@ const MIB = 1_048_576;
  * A scan's peak live heap over what the catalogue keeps (the heap after its load less the heap
  * before it): the scan holds every check's observations and anomaly series as it goes, in
  * proportion to the catalogue. With the scale benchmark's catalogue under the image's settings
- * (docs/benchmarks.md, "A catalogue too big for the memory given") 20,000 metrics (103 MB) scanned
- * and 25,000 (127 MB) ran out: between 2.2 and 2.7 times. A catalogue whose scans need more (long
+ * (docs/benchmarks.md, "A catalogue too big for the memory given") 20,000 metrics (104 MB) scanned
+ * and 25,000 (128 MB) ran out: between 2.1 and 2.6 times. A catalogue whose scans need more (long
  * hourly training windows, many segments) can still run out; this catches the ones that would.
  */
 export const SCAN_PEAK_RATIO = 2.5;
-/** Of the heap limit, what a scan's projected peak may take: near the limit V8 collects without end. */
+/** Of the old space, what a scan's projected peak may take: near the limit V8 collects without end. */
 export const HEAP_SHARE = 0.9;
 /**
  * The share the advice aims at: room besides the scan for the read model it leaves and the reads
