@@ -8,8 +8,8 @@ import { bindHttpServer, PortInUseError } from "./api/http-server.js";
 import { embeddedApiKey } from "./api-keys.js";
 import { ConfigError, loadConfig, type Config } from "./config/config.js";
 import { createReadiness } from "./health/readiness.js";
-import { readLiveHeap } from "./health/heap-reading.js";
-import { memoryBudget } from "./health/memory-budget.js";
+import { liveHeapReader } from "./health/heap-reading.js";
+import { memoryBudget, toMb } from "./health/memory-budget.js";
 import { createLogger, type Logger } from "./logger.js";
 import { createMetrics } from "./metrics/prometheus.js";
 import { checkCatalogSql } from "./scan/check-sql.js";
@@ -57,7 +57,8 @@ export async function startDaemon(config: Config, logger: Logger): Promise<Daemo
 async function startOnServer(config: Config, logger: Logger, http: Awaited<ReturnType<typeof bindHttpServer>>): Promise<Daemon> {
   const { server, port } = http;
   // The heap before the catalogue, so the memory budget sees what the catalogue itself keeps.
-  const heapBefore = config.MEMORY_CHECK ? readLiveHeap() : null;
+  const readHeap = config.MEMORY_CHECK ? liveHeapReader() : null;
+  const heapBefore = readHeap?.();
   const compileStarted = performance.now();
   const snapshot = await loadCatalogSnapshot(
     config.METRICS_DIR,
@@ -78,13 +79,12 @@ async function startOnServer(config: Config, logger: Logger, http: Awaited<Retur
     },
     "catalogue compiled",
   );
-  if (heapBefore) {
-    const heap = readLiveHeap();
+  if (readHeap && heapBefore) {
+    const heap = readHeap();
     const budget = memoryBudget(heapBefore, heap, { metrics: snapshot.metrics.length, tests: snapshot.tests.length });
     if (!budget.fits) throw new ConfigError(budget.message);
-    const mb = (bytes: number) => Math.round(bytes / 1_048_576);
     logger.info(
-      { catalogue_mb: mb(budget.catalogueBytes), scan_needs_mb: mb(budget.neededBytes), limit_mb: mb(heap.limitBytes) },
+      { catalogue_mb: toMb(budget.catalogueBytes), scan_needs_mb: toMb(budget.neededBytes), limit_mb: toMb(heap.limitBytes) },
       "the catalogue leaves a scan room in the heap",
     );
   }

@@ -4,7 +4,10 @@
 // daemon started, answered /readyz and died in its first scan. Refusing to start instead says
 // what to change, and a rolling update keeps the previous replicas serving.
 
-const MIB = 1_048_576;
+export const MIB = 1_048_576;
+
+/** Bytes as whole MiB, for the log and the message. */
+export const toMb = (bytes: number): number => Math.round(bytes / MIB);
 
 /**
  * A scan's peak live heap over what the catalogue keeps (the heap after its load less the heap
@@ -47,15 +50,14 @@ export function memoryBudget(before: HeapReading, after: HeapReading, catalogue:
   // The old space to ask for, rounded up to 64 MiB; the pod's limit about twice that, as
   // docs/deployment.md advises (the rest is native memory: buffers, the ClickHouse client, Prisma).
   const oldSpace = Math.ceil(neededBytes / ADVISED_SHARE / MIB / 64) * 64;
-  const mb = (bytes: number) => Math.round(bytes / MIB);
   return {
     fits: false,
     catalogueBytes,
     neededBytes,
     message:
       `the catalogue (${catalogue.metrics.toLocaleString("en-US")} metrics, ${catalogue.tests.toLocaleString("en-US")} tests) ` +
-      `keeps ${mb(catalogueBytes)} MB of heap and a scan would need about ${mb(neededBytes)} MB, ` +
-      `more than ${Math.round(HEAP_SHARE * 100)} % of the ${mb(after.limitBytes)} MB old space this process may use: it would run out of memory scanning. ` +
+      `keeps ${toMb(catalogueBytes)} MB of heap and a scan would need about ${toMb(neededBytes)} MB, ` +
+      `more than ${Math.round(HEAP_SHARE * 100)} % of the ${toMb(after.limitBytes)} MB old space this process may use: it would run out of memory scanning. ` +
       `Give it more, e.g. NODE_OPTIONS="--max-old-space-size=${oldSpace}" with a memory limit of about ${oldSpace * 2} Mi ` +
       `(Helm: config.nodeOptions and resources.limits.memory), or split the catalogue between daemons; ` +
       `MEMORY_CHECK=false starts it anyway`,
