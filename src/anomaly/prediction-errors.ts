@@ -56,6 +56,13 @@ export class PredictionErrors {
     return length >= minErrors ? errorScale(sample, this.scratch, previous ?? undefined) : null;
   }
 
+  /** Errors recorded in buckets [from, to). */
+  count(from: number, to: number): number {
+    let count = 0;
+    for (let j = from; j < to; j++) if (!Number.isNaN(this.error[j]!)) count++;
+    return count;
+  }
+
   /** Squared standardized error of bucket i, capped at the band's edge (an incident cannot widen it much). */
   cappedZ2(i: number, scale: ErrorScale): number {
     const sd = this.sdAt(i, scale);

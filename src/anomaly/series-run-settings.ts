@@ -24,6 +24,17 @@ export const REFIT_EVERY: Record<Grain, number> = { hour: 168, day: 7 };
  */
 export const MIN_ERRORS: Record<Grain, number> = { hour: 48, day: 7 };
 /**
+ * When the seasonal mode changes (the weekday effect admitted, or dropped), the window's older
+ * errors were made by the other model: before a B2B series' weekday effect is admitted its
+ * weekends are errors of 15-65%, and they stayed in the band's scale and tail factor until they
+ * left the window, twelve weeks later at day grain (tail factor 1.33-1.42 on days 56-105 of the
+ * generated orders and revenue series, 1.12-1.20 once they had left; the band a fifth wider).
+ * Once the new mode has made this many errors of its own (at least MIN_ERRORS), only they
+ * calibrate the band: 20, the number below which no tail factor is read (prediction-scale.ts).
+ * Until then the whole window does, the older errors included: wider, not narrower.
+ */
+export const OWN_ERRORS = 20;
+/**
  * A lone upward exceedance of the seasonal band in an hourly series whose errors come in runs
  * (lag-one correlation above CORRELATED, error-volatility.ts) is flagged only when the value is
  * also beyond the z-score's own edge, mean + 3 sds of the last 14 days (SECOND_OPINION_SDS, the

@@ -3,7 +3,16 @@ import type { Calendar } from "./calendar.js";
 import { chooseSeasonality } from "./choose-seasonality.js";
 import { MEAN_AD_TO_SD } from "./mad.js";
 import { LevelSmoother } from "./level-smoother.js";
-import { CANDIDATES, CHOICE_WINDOWS, HUBER, LEVEL_BUCKETS, MIN_ERRORS, REFIT_EVERY, SECOND_OPINION_SDS } from "./series-run-settings.js";
+import {
+  CANDIDATES,
+  CHOICE_WINDOWS,
+  HUBER,
+  LEVEL_BUCKETS,
+  MIN_ERRORS,
+  OWN_ERRORS,
+  REFIT_EVERY,
+  SECOND_OPINION_SDS,
+} from "./series-run-settings.js";
 import type { ErrorScale } from "./prediction-scale.js";
 import { PredictionErrors } from "./prediction-errors.js";
 import { ErrorVolatility } from "./error-volatility.js";
@@ -48,6 +57,8 @@ export class SeriesRun {
   private dirty = true;
   private fittedAt = -Infinity;
   private calibrated = 0;
+  /** The refit at which the current seasonal mode began (errors before it were made under another). */
+  private modeSince = 0;
   private inWindow = 0;
   private runStart = -1;
   private runSide = 0;
@@ -230,10 +241,12 @@ export class SeriesRun {
       const previous = this.fit;
       this.fit = fitBaseline(window, this.wanted, this.workspace);
       // A new seasonal term (the weekday effect, once the history shows it) restarts the level
-      // from the last cycle under the new profile: the old level had absorbed the missing term.
-      if (previous !== null && this.smoother.initialized && previous.mode !== this.fit.mode)
+      // from the last cycle under the new profile: the old level had absorbed the missing term;
+      // the band is calibrated on the new mode's own errors once there are enough (OWN_ERRORS).
+      if (previous !== null && this.smoother.initialized && previous.mode !== this.fit.mode) {
         this.smoother.start(this.levelAt(i, this.fit), this.fit.slope);
-      else if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
+        this.modeSince = i;
+      } else if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
       this.fittedAt = i;
       this.scale = this.currentScale(i);
       this.refreshVolatility(i);
@@ -321,7 +334,19 @@ export class SeriesRun {
   /** Scale of the window's one-step prediction errors; null (calibrating) while there are too few. */
   private currentScale(i: number): ErrorScale | null {
     const { settings } = this.input;
-    return this.errors.scale(Math.max(0, i - settings.training_buckets), i, MIN_ERRORS[settings.grain], this.scale);
+    return this.errors.scale(this.scaleFrom(i), i, MIN_ERRORS[settings.grain], this.scale);
+  }
+
+  /**
+   * Where the errors that calibrate the band start: the window's, or only those the current
+   * seasonal mode made once it has made OWN_ERRORS of them (see there).
+   */
+  private scaleFrom(i: number): number {
+    const { settings } = this.input;
+    const from = Math.max(0, i - settings.training_buckets);
+    if (this.modeSince <= from) return from;
+    const own = this.errors.count(this.modeSince, i);
+    return own >= Math.max(OWN_ERRORS, MIN_ERRORS[settings.grain]) ? this.modeSince : from;
   }
 
   /** `inRun`: a flagged bucket after a flagged one counts at most at chance's edge of the recent level. */
@@ -333,7 +358,7 @@ export class SeriesRun {
   /** At a refit: the window's mean capped squared standardized error, and the small-sample factor. */
   private refreshVolatility(i: number): void {
     if (this.scale === null) return;
-    const from = Math.max(0, i - this.input.settings.training_buckets);
+    const from = this.scaleFrom(i);
     this.volatility.refresh(this.errors.meanCappedZ2(from, i, this.scale), this.errors.lagOneCorrelation(from, i, this.scale));
   }
 
