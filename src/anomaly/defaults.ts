@@ -4,13 +4,13 @@ import type { AnomalySettings, Grain } from "./types.js";
  * Band half-width in robust deviations of the one-step prediction error, per grain. A month holds
  * 720 hourly buckets but 30 daily ones, so the same false alarms a month need a wider band hourly:
  * under calibrated Gaussian errors 3 gives 720 × 2.7e-3 ≈ 1.9 single-bucket exceedances a month
- * hourly and 2.9 gives 30 × 3.7e-3 ≈ 0.11 daily (heavier tails widen the band by themselves:
+ * hourly and 2.85 gives 30 × 4.4e-3 ≈ 0.13 daily (heavier tails widen the band by themselves:
  * prediction-scale.ts; hourly errors that come in runs, as real ones do, widen it too:
  * error-volatility.ts; two buckets in a row are flagged against a band 0.7 times as wide:
  * pair-rule.ts).
  * docs/anomaly-eval.md measures the recall / false-alarm trade-off around these values.
  */
-export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 3, day: 2.9 };
+export const DEFAULT_SENSITIVITY: Record<Grain, number> = { hour: 3, day: 2.85 };
 /** Default sensitivity of freshnessVerdict (robust deviations of the log gaps). */
 export const DEFAULT_FRESHNESS_SENSITIVITY = 4;
 

@@ -53,7 +53,7 @@ export interface AnomalyDefaults {
  *   stage's own default, a week of days, would keep a metric degraded for a week).
  */
 export const GRAIN_DEFAULTS: Record<AnomalyGrain, { training_buckets: number; detection_buckets: number; sensitivity: number }> = {
-  day: { training_buckets: 84, detection_buckets: 2, sensitivity: 2.9 },
+  day: { training_buckets: 84, detection_buckets: 2, sensitivity: 2.85 },
   hour: { training_buckets: 336, detection_buckets: 2, sensitivity: 3 },
 };
 /** freshnessVerdict's calibrated default (src/anomaly/defaults.ts DEFAULT_FRESHNESS_SENSITIVITY). */

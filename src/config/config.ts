@@ -114,7 +114,7 @@ const EnvSchema = z.object({
   ANOMALY_TRAINING_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
   /** unset: 2 */
   ANOMALY_DETECTION_BUCKETS: int(1, MAX_ANOMALY_BUCKETS).optional(),
-  /** unset: each rule's calibrated default (series 2.9 by day, 4 by hour; freshness 4) */
+  /** unset: each rule's calibrated default (series 2.85 by day, 3 by hour; freshness 4) */
   ANOMALY_SENSITIVITY: z.coerce.number().min(0.5).max(20).optional(),
   ANOMALY_SEASONALITY: z.enum(ANOMALY_SEASONALITIES, { error: `expected one of ${ANOMALY_SEASONALITIES.join("|")}` }).default("auto"),
   /** e.g. US or DE-BY: that calendar's public holidays neither train nor alarm (a metric's `holidays:` overrides) */

@@ -26,7 +26,7 @@ export function anomalySeverity(ir: MetricIR): Severity {
 }
 
 /**
- * "per day, 84 training + 2 detection buckets, sensitivity 2.9, seasonality auto", then the
+ * "per day, 84 training + 2 detection buckets, sensitivity 2.85, seasonality auto", then the
  * holidays and exclusions when there are any: part of the check's key, so metrics that exclude
  * different days never share one judgement.
  */

@@ -87,7 +87,7 @@ describe("scoreSeries on dirty input", () => {
     };
     expect(resolveSettings(settings)).toMatchObject({
       training_buckets: 84,
-      sensitivity: 2.9,
+      sensitivity: 2.85,
       min_history: 7,
       relearn_buckets: 4,
       detection_buckets: 1e9,

@@ -88,7 +88,7 @@ describe("compileMetric", () => {
         grain: "day",
         training_buckets: 84,
         detection_buckets: 2,
-        sensitivity: 2.9,
+        sensitivity: 2.85,
         freshness_sensitivity: 4,
         seasonality: "auto",
         severity: "medium",
@@ -176,7 +176,7 @@ describe("compileMetric", () => {
     // Sensitivity left out everywhere: each rule's calibrated default.
     const calibrated = compileCatalog(catalog.metrics, { ...defaults, sensitivity: null }).map((x) => x.anomalies);
     expect(calibrated[0]).toMatchObject({ grain: "hour", sensitivity: 4.5 });
-    expect(calibrated[1]).toMatchObject({ grain: "day", sensitivity: 2.9, freshness_sensitivity: 4 });
+    expect(calibrated[1]).toMatchObject({ grain: "day", sensitivity: 2.85, freshness_sensitivity: 4 });
     // Switched off globally: off unless a metric says enabled: true (none here).
     const off = compileCatalog(catalog.metrics, { ...defaults, enabled: false }).map((ir) => ir.anomalies!.enabled);
     expect(off).toEqual([false, false, false, false]);

@@ -64,7 +64,7 @@ function expected(db: string): Finding[] {
     ["timestamp_not_future", "fct_revenue", "", "created_at <= now() + 300", "failing", 1, 30],
   ];
   // Every test under the dropped column's filter could not run, and says why.
-  const SERIES = "per day, 84 training + 2 detection buckets, sensitivity 2.9, seasonality auto";
+  const SERIES = "per day, 84 training + 2 detection buckets, sensitivity 2.85, seasonality auto";
   const underMissingFilter: [string, string][] = [
     ["table_not_empty", "count() > 0"],
     ["measure_not_null", "booking_value IS NOT NULL"],

@@ -89,7 +89,7 @@ describe("series probes", () => {
           grain: "day",
           training_buckets: 84,
           detection_buckets: 2,
-          sensitivity: 2.9,
+          sensitivity: 2.85,
           seasonality: "auto",
           holidays: null,
           exclude: [],
