@@ -1,4 +1,4 @@
-// npm run eval:anomaly [-- --nab DIR] [--real-only] [--series N] [--sensitivity K] [--no-sweep] [--no-speed] [--markdown] [--constant-additive-noise]
+// npm run eval:anomaly [-- --nab DIR] [--real-only] [--series N] [--sensitivity K] [--no-sweep] [--no-speed] [--scan-shaped [--scan-read-windows N]] [--markdown] [--constant-additive-noise]
 // Scores the real labelled series of the NAB development set (real-eval.ts), then generated series with the production scoreSeries and with an Elementary-style z-score,
 // and prints recall, precision and false-alarm episodes per anomaly kind and grain, the targets
 // of issues 12 and 18 marked met / not met (on the generated series also with their holidays
@@ -13,15 +13,22 @@ import { loadReal, printLeaveOneFamilyOut, printReal } from "./real-eval.js";
 import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries } from "./score-metrics.js";
 import { printSpeed } from "./speed.js";
 import { printYoungReal } from "./young-real.js";
+import { printScanShaped } from "./scan-shaped.js";
 import { printYoung } from "./young-series.js";
 
 /**
- * The method before issue 18 on these generated series (36 a kind, this generator, its defaults:
- * docs/anomaly-eval.md, "Corrections to the evaluation"): the issue asks for no worse.
+ * The method before issue 18 on these generated series (36 a kind, this generator, its defaults;
+ * commit ea3ada7's src/anomaly scored and tallied by this bench: docs/anomaly-eval.md, "Results on
+ * the generated series"): the issue asks for no worse. Counts, so that "no worse" is exact:
+ * anomalies of 4 robust deviations or more found, the same off the generator's holidays, and
+ * false-alarm episodes (both methods judge the same buckets, so episodes compare as counts).
  */
-const BEFORE_ISSUE_18: Record<Grain, { recall: number; episodes: number }> = {
-  hour: { recall: 0.928, episodes: 3.184 },
-  day: { recall: 0.913, episodes: 0.389 },
+const BEFORE_ISSUE_18: Record<
+  Grain,
+  { found: number; planted: number; foundOffHoliday: number; plantedOffHoliday: number; episodes: number }
+> = {
+  hour: { found: 785, planted: 846, foundOffHoliday: 770, plantedOffHoliday: 826, episodes: 1406 },
+  day: { found: 1709, planted: 1871, foundOffHoliday: 1672, plantedOffHoliday: 1826, episodes: 1259 },
 };
 
 interface Options {
@@ -35,6 +42,9 @@ interface Options {
   /** --nab DIR (or NAB_DIR); null: ../shared/data/nab-dev from the repository root. */
   nab: string | null;
   realOnly: boolean;
+  /** Also judge the generated series as scans do (scan-shaped.ts; about 40 s), reading this many training windows. */
+  scanShaped: boolean;
+  scanWindows: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -47,6 +57,8 @@ function parseOptions(argv: string[]): Options {
     generate: {},
     nab: process.env.NAB_DIR ?? null,
     realOnly: false,
+    scanShaped: false,
+    scanWindows: 1,
   };
   for (let k = 0; k < argv.length; k++) {
     if (argv[k] === "--series") options.series = Math.max(1, Number(argv[++k]));
@@ -56,11 +68,13 @@ function parseOptions(argv: string[]): Options {
     else if (argv[k] === "--nab") options.nab = argv[++k] ?? null;
     else if (argv[k] === "--real-only") options.realOnly = true;
     else if (argv[k] === "--no-sweep") options.sweep = false;
+    else if (argv[k] === "--scan-shaped") options.scanShaped = true;
+    else if (argv[k] === "--scan-read-windows") options.scanWindows = Math.max(1, Math.round(Number(argv[++k]))) || 1;
     else if (argv[k] === "--constant-additive-noise") options.generate = { constantAdditiveNoise: true };
     else if (argv[k] === "--realistic") options.generate = { realistic: true };
     else
       throw new Error(
-        `unknown option ${argv[k]} (use --nab DIR, --real-only, --realistic, --series N, --sensitivity K, --no-speed, --no-sweep, --markdown, --constant-additive-noise)`,
+        `unknown option ${argv[k]} (use --nab DIR, --real-only, --realistic, --series N, --sensitivity K, --no-speed, --no-sweep, --scan-shaped, --scan-read-windows N, --markdown, --constant-additive-noise)`,
       );
   }
   return options;
@@ -201,21 +215,28 @@ function main(): number {
       ],
     ];
     // Issue 18: on the generated series, no worse than the method before it (the same generator,
-    // its defaults): recall at least its recall, at most its false-alarm episodes.
-    // The method before it had no holiday calendar; ours is judged both at its bare defaults and
-    // told the generator's holidays, as a business that knows them configures it (item 4).
+    // its defaults): at least as many anomalies found, at most as many false-alarm episodes.
+    // The method before it had no holiday calendar. Ours told the generator's holidays is judged
+    // on the anomalies it is asked to judge, those off the holidays, against the old method's
+    // count on the same anomalies (an excluded bucket neither trains nor alarms: item 4).
     if (calendar !== null) {
       const before = BEFORE_ISSUE_18[grain];
-      for (const [label, t] of [
-        ["", ours],
-        [", holidays configured", calendar.tallies.get(key(grain, "all", "ours"))!],
+      const told = calendar.tallies.get(key(grain, "all", "ours"))!;
+      for (const [label, found, old, planted, t] of [
+        ["", ours.found4, before.found, before.planted, ours],
+        [
+          ", holidays configured (anomalies off the holidays)",
+          told.foundOffHoliday4,
+          before.foundOffHoliday,
+          before.plantedOffHoliday,
+          told,
+        ],
       ] as const) {
-        const r = t.found4 / t.planted4;
-        const episodes = Number(perMonth(t.falseEpisodes, t.detectionDays));
+        const episodes = perMonth(t.falseEpisodes, t.detectionDays);
         checks.push([
-          `no worse than before issue 18${label}: recall >= ${before.recall} at <= ${before.episodes} episodes / 30 d`,
-          `${r.toFixed(3)} at ${episodes.toFixed(3)}`,
-          Number(r.toFixed(3)) >= before.recall && episodes <= before.episodes,
+          `no worse than before issue 18${label}: found >= ${old}/${planted} at <= ${before.episodes} false-alarm episodes (${perMonth(before.episodes, t.detectionDays)} / 30 d)`,
+          `${found}/${planted} at ${t.falseEpisodes} (${episodes})`,
+          found >= old && t.falseEpisodes <= before.episodes,
         ]);
       }
     }
@@ -239,7 +260,7 @@ function main(): number {
     out(`## Sensitivity sweep (ours; the z-score does not change)`);
     out();
     const rows: string[][] = [];
-    const points: Record<Grain, number[]> = { hour: [3, 3.25, 3.5, 4], day: [2.75, 2.9, 3, 3.25] };
+    const points: Record<Grain, number[]> = { hour: [2.75, 3, 3.25, 3.5, 4, 4.5], day: [2.75, 2.8, 2.85, 2.9, 3, 3.25] };
     for (let p = 0; p < points.hour.length; p++) {
       const run = evaluate(options.series, { hour: points.hour[p]!, day: points.day[p]! }, options.generate);
       for (const grain of GRAINS) {
@@ -272,6 +293,7 @@ function main(): number {
   }
   printYoung(out, table, options.series, options.generate, options.markdown);
   if (options.generate.realistic !== true) printRealistic(out, options);
+  if (options.scanShaped) printScanShaped(out, table, overrides, options.scanWindows, options.markdown);
   if (options.speed) printSpeed(out, options.markdown);
   out(allMet && realMet ? "All targets met." : "Some targets are NOT MET (see above).");
   return 0;
