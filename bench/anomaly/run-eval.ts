@@ -13,7 +13,7 @@ import { loadReal, printLeaveOneFamilyOut, printReal } from "./real-eval.js";
 import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries } from "./score-metrics.js";
 import { printSpeed } from "./speed.js";
 import { printYoungReal } from "./young-real.js";
-import { printScanShaped } from "./scan-shaped.js";
+import { printRealScanShaped, printScanShaped } from "./scan-shaped.js";
 import { printYoung } from "./young-series.js";
 
 /**
@@ -97,6 +97,7 @@ function main(): number {
     const data = loadReal(nabDir);
     realMet = printReal(out, table, nabDir, data, options.markdown);
     printYoungReal(out, table, data.day, options.markdown);
+    if (options.scanShaped) printRealScanShaped(out, table, data, options.scanWindows, options.markdown);
     if (options.sweep) printLeaveOneFamilyOut(out, table, data, options.markdown);
   }
   if (options.realOnly) return 0;

@@ -7,6 +7,7 @@ import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { Grain } from "../../src/anomaly/types.js";
 import { GAP_FAMILIES, GRAINS, seedOf } from "./evaluate.js";
 import { ANOMALY_KINDS, FAMILIES, generateSeries } from "./generate.js";
+import { NAB_FAMILIES, addNabTally, emptyNabTally, perMonth, protocolZScore, tallyNab, type NabSeries, type NabTally } from "./nab.js";
 import type { Out, Table } from "./real-eval.js";
 import { addTally, emptyTally, tallySeries, type Tally } from "./score-metrics.js";
 import { zScoreFlags } from "./z-score.js";
@@ -85,3 +86,39 @@ export function printScanShaped(
 
 const recallOf = (t: Tally) => `${(t.found4 / t.planted4).toFixed(3)} (${t.found4}/${t.planted4})`;
 const perMonthOf = (t: Tally) => `${((30 * t.falseEpisodes) / t.detectionDays).toFixed(3)} (${t.falseEpisodes})`;
+
+/** The real set (its protocol's counting) judged as scans judge it, beside the protocol's z-score. */
+export function printRealScanShaped(out: Out, table: Table, data: Record<Grain, NabSeries[]>, windows: number, markdown: boolean): void {
+  out(`### The real series as a scan judges them (--scan-shaped)`);
+  out();
+  out(`Every bucket judged by the scans that read it (as the generated series below), counted by the protocol above.`);
+  out();
+  const rows: string[][] = [];
+  for (const grain of GRAINS) {
+    const k = defaultAnomalySettings(grain).sensitivity;
+    const tallies = new Map<string, { ours: NabTally; z: NabTally }>();
+    for (const series of data[grain]) {
+      const ours = tallyNab(series, scanFlags(series.starts, series.values, series.kind, grain, 0, k, windows));
+      const z = tallyNab(series, protocolZScore(series.values, grain === "hour" ? 336 : 14));
+      for (const family of ["all", series.family]) {
+        if (!tallies.has(family)) tallies.set(family, { ours: emptyNabTally(), z: emptyNabTally() });
+        addNabTally(tallies.get(family)!.ours, ours);
+        addNabTally(tallies.get(family)!.z, z);
+      }
+    }
+    for (const family of ["all", ...NAB_FAMILIES]) {
+      const t = tallies.get(family);
+      if (t === undefined) continue;
+      rows.push([
+        grain,
+        family,
+        `${t.ours.found}/${t.ours.windows}`,
+        `${perMonth(t.ours)} (${t.ours.episodes})`,
+        `${t.z.found}/${t.z.windows}`,
+        `${perMonth(t.z)} (${t.z.episodes})`,
+      ]);
+    }
+  }
+  table(out, ["grain", "family", "ours: found", "ours: false / 30 d", "z-score: found", "z-score: false / 30 d"], rows, markdown);
+  out();
+}
