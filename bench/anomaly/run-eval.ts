@@ -10,7 +10,7 @@ import { ANOMALY_KINDS, FAMILIES, generateSeries, SPAN, type GeneratedSeries, ty
 import { findNabDir } from "./nab.js";
 import { oracleFlags } from "./oracle.js";
 import { loadReal, printLeaveOneFamilyOut, printReal } from "./real-eval.js";
-import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, SHIFT_WINDOW, tallySeries } from "./score-metrics.js";
+import { addTally, emptyTally, FOUND_WITHIN, MAGNITUDE_BINS, perMonth, ratio, SHIFT_WINDOW, tallySeries } from "./score-metrics.js";
 import { printSpeed } from "./speed.js";
 import { printYoungReal } from "./young-real.js";
 import { printRealScanShaped, printScanShaped } from "./scan-shaped.js";
@@ -385,14 +385,6 @@ function printCalendar(out: (line?: string) => void, tallies: Evaluation["tallie
 function describe(grain: Grain, sensitivity: number): string {
   const s = defaultAnomalySettings(grain);
   return `training ${s.training_buckets}, sensitivity ${sensitivity}, seasonality ${s.seasonality}, min_history ${s.min_history}, relearn_buckets ${s.relearn_buckets}`;
-}
-
-function ratio(numerator: number, denominator: number): string {
-  return denominator === 0 ? "-" : (numerator / denominator).toFixed(3);
-}
-
-function perMonth(episodes: number, days: number): string {
-  return days === 0 ? "-" : ((episodes / days) * 30).toFixed(3);
 }
 
 function table(out: (line?: string) => void, header: string[], rows: string[][], markdown: boolean): void {

@@ -7,9 +7,18 @@ import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { Grain } from "../../src/anomaly/types.js";
 import { GAP_FAMILIES, GRAINS, seedOf } from "./evaluate.js";
 import { ANOMALY_KINDS, FAMILIES, generateSeries } from "./generate.js";
-import { NAB_FAMILIES, addNabTally, emptyNabTally, perMonth, protocolZScore, tallyNab, type NabSeries, type NabTally } from "./nab.js";
+import {
+  NAB_FAMILIES,
+  addNabTally,
+  emptyNabTally,
+  perMonth as nabPerMonth,
+  protocolZScore,
+  tallyNab,
+  type NabSeries,
+  type NabTally,
+} from "./nab.js";
 import type { Out, Table } from "./real-eval.js";
-import { addTally, emptyTally, tallySeries, type Tally } from "./score-metrics.js";
+import { addTally, emptyTally, perMonth, ratio, tallySeries, type Tally } from "./score-metrics.js";
 import { zScoreFlags } from "./z-score.js";
 
 /** Series per kind scored this way: every day of the daily ones; hourly, a third (each hour is a scan). */
@@ -84,8 +93,8 @@ export function printScanShaped(
   out();
 }
 
-const recallOf = (t: Tally) => `${(t.found4 / t.planted4).toFixed(3)} (${t.found4}/${t.planted4})`;
-const perMonthOf = (t: Tally) => `${((30 * t.falseEpisodes) / t.detectionDays).toFixed(3)} (${t.falseEpisodes})`;
+const recallOf = (t: Tally) => `${ratio(t.found4, t.planted4)} (${t.found4}/${t.planted4})`;
+const perMonthOf = (t: Tally) => `${perMonth(t.falseEpisodes, t.detectionDays)} (${t.falseEpisodes})`;
 
 /** The real set (its protocol's counting) judged as scans judge it, beside the protocol's z-score. */
 export function printRealScanShaped(out: Out, table: Table, data: Record<Grain, NabSeries[]>, windows: number, markdown: boolean): void {
@@ -113,9 +122,9 @@ export function printRealScanShaped(out: Out, table: Table, data: Record<Grain, 
         grain,
         family,
         `${t.ours.found}/${t.ours.windows}`,
-        `${perMonth(t.ours)} (${t.ours.episodes})`,
+        `${nabPerMonth(t.ours)} (${t.ours.episodes})`,
         `${t.z.found}/${t.z.windows}`,
-        `${perMonth(t.z)} (${t.z.episodes})`,
+        `${nabPerMonth(t.z)} (${t.z.episodes})`,
       ]);
     }
   }

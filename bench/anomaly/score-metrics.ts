@@ -137,4 +137,14 @@ export function tallySeries(series: GeneratedSeries, flags: ArrayLike<number>): 
   return tally;
 }
 
+/** numerator / denominator to three decimals; "-" for none. */
+export function ratio(numerator: number, denominator: number): string {
+  return denominator === 0 ? "-" : (numerator / denominator).toFixed(3);
+}
+
+/** False-alarm episodes per 30 days of judged series, to three decimals; "-" for none. */
+export function perMonth(episodes: number, days: number): string {
+  return days === 0 ? "-" : ((episodes / days) * 30).toFixed(3);
+}
+
 export type { AnomalyKind };
