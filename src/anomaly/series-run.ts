@@ -248,8 +248,9 @@ export class SeriesRun {
         this.modeSince = i;
       } else if (previous !== null && this.smoother.initialized) this.smoother.shift(this.seasonShift(i, previous, this.fit));
       this.fittedAt = i;
-      this.scale = this.currentScale(i);
-      this.refreshVolatility(i);
+      const errorsFrom = this.scaleFrom(i);
+      this.scale = this.currentScale(errorsFrom, i);
+      this.refreshVolatility(errorsFrom, i);
       this.smoother.choose();
       this.dirty = false;
     }
@@ -331,10 +332,9 @@ export class SeriesRun {
     return levelAt(history, fit, i, Math.max(0, i - this.input.settings.training_buckets), this.levelBuffer);
   }
 
-  /** Scale of the window's one-step prediction errors; null (calibrating) while there are too few. */
-  private currentScale(i: number): ErrorScale | null {
-    const { settings } = this.input;
-    return this.errors.scale(this.scaleFrom(i), i, MIN_ERRORS[settings.grain], this.scale);
+  /** Scale of the one-step prediction errors of [from, i); null (calibrating) while there are too few. */
+  private currentScale(from: number, i: number): ErrorScale | null {
+    return this.errors.scale(from, i, MIN_ERRORS[this.input.settings.grain], this.scale);
   }
 
   /**
@@ -355,10 +355,9 @@ export class SeriesRun {
     if (this.scale !== null) this.volatility.observe(this.errors.cappedZ2(i, this.scale), inRun);
   }
 
-  /** At a refit: the window's mean capped squared standardized error, and the small-sample factor. */
-  private refreshVolatility(i: number): void {
+  /** At a refit: the mean capped squared standardized error of [from, i), and the small-sample factor. */
+  private refreshVolatility(from: number, i: number): void {
     if (this.scale === null) return;
-    const from = this.scaleFrom(i);
     this.volatility.refresh(this.errors.meanCappedZ2(from, i, this.scale), this.errors.lagOneCorrelation(from, i, this.scale));
   }
 
