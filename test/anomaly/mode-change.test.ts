@@ -1,15 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
-import { noise, startsOf } from "./series-fixtures.js";
+import { dailyRevenue, startsOf } from "./series-fixtures.js";
 
 const median = (values: number[]) => values.sort((a, b) => a - b)[values.length >> 1]!;
 
 /** Daily values of a B2B business: weekends at 30% of weekdays, 2% noise. */
-function b2bDaily(days: number, seed: number): number[] {
-  const z = noise(seed);
-  return Array.from({ length: days }, (_, i) => 50_000 * (i % 7 >= 5 ? 0.3 : 1) * (1 + 0.02 * z()));
-}
+const b2bDaily = (days: number, seed: number) => dailyRevenue(days, seed, 0.3);
 
 describe("scoreSeries: the band after the weekday effect is admitted (OWN_ERRORS)", () => {
   it("is calibrated on the weekly model's own errors, not on the weekends the model before it missed", () => {

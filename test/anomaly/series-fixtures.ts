@@ -33,8 +33,8 @@ export function hourlyOrders(days: number, seed = 1): number[] {
   });
 }
 
-/** Daily values with a weekly cycle (weekends at half) and 2% noise. */
-export function dailyRevenue(days: number, seed = 2): number[] {
+/** Daily values with a weekly cycle (weekends at `weekend` of weekdays, half by default) and 2% noise. */
+export function dailyRevenue(days: number, seed = 2, weekend = 0.5): number[] {
   const z = noise(seed);
-  return Array.from({ length: days }, (_, i) => 50_000 * (i % 7 >= 5 ? 0.5 : 1) * (1 + 0.02 * z()));
+  return Array.from({ length: days }, (_, i) => 50_000 * (i % 7 >= 5 ? weekend : 1) * (1 + 0.02 * z()));
 }
