@@ -1,4 +1,4 @@
-// npm run eval:anomaly [-- --nab DIR] [--real-only] [--series N] [--sensitivity K] [--no-sweep] [--no-speed] [--scan-shaped [--scan-read-windows N]] [--markdown] [--constant-additive-noise]
+// npm run eval:anomaly [-- --nab DIR] [--real-only] [--series N] [--sensitivity K] [--no-sweep] [--no-speed] [--scan-shaped] [--markdown] [--constant-additive-noise]
 // Scores the real labelled series of the NAB development set (real-eval.ts), then generated series with the production scoreSeries and with an Elementary-style z-score,
 // and prints recall, precision and false-alarm episodes per anomaly kind and grain, the targets
 // of issues 12 and 18 marked met / not met (on the generated series also with their holidays
@@ -42,9 +42,8 @@ interface Options {
   /** --nab DIR (or NAB_DIR); null: ../shared/data/nab-dev from the repository root. */
   nab: string | null;
   realOnly: boolean;
-  /** Also judge the generated series as scans do (scan-shaped.ts; about 40 s), reading this many training windows. */
+  /** Also judge the generated series as scans do (scan-shaped.ts; about 40 s). */
   scanShaped: boolean;
-  scanWindows: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -58,7 +57,6 @@ function parseOptions(argv: string[]): Options {
     nab: process.env.NAB_DIR ?? null,
     realOnly: false,
     scanShaped: false,
-    scanWindows: 1,
   };
   for (let k = 0; k < argv.length; k++) {
     if (argv[k] === "--series") options.series = Math.max(1, Number(argv[++k]));
@@ -69,12 +67,11 @@ function parseOptions(argv: string[]): Options {
     else if (argv[k] === "--real-only") options.realOnly = true;
     else if (argv[k] === "--no-sweep") options.sweep = false;
     else if (argv[k] === "--scan-shaped") options.scanShaped = true;
-    else if (argv[k] === "--scan-read-windows") options.scanWindows = Math.max(1, Math.round(Number(argv[++k]))) || 1;
     else if (argv[k] === "--constant-additive-noise") options.generate = { constantAdditiveNoise: true };
     else if (argv[k] === "--realistic") options.generate = { realistic: true };
     else
       throw new Error(
-        `unknown option ${argv[k]} (use --nab DIR, --real-only, --realistic, --series N, --sensitivity K, --no-speed, --no-sweep, --scan-shaped, --scan-read-windows N, --markdown, --constant-additive-noise)`,
+        `unknown option ${argv[k]} (use --nab DIR, --real-only, --realistic, --series N, --sensitivity K, --no-speed, --no-sweep, --scan-shaped, --markdown, --constant-additive-noise)`,
       );
   }
   return options;
@@ -97,7 +94,7 @@ function main(): number {
     const data = loadReal(nabDir);
     realMet = printReal(out, table, nabDir, data, options.markdown);
     printYoungReal(out, table, data.day, options.markdown);
-    if (options.scanShaped) printRealScanShaped(out, table, data, options.scanWindows, options.markdown);
+    if (options.scanShaped) printRealScanShaped(out, table, data, options.markdown);
     if (options.sweep) printLeaveOneFamilyOut(out, table, data, options.markdown);
   }
   if (options.realOnly) return 0;
@@ -294,7 +291,7 @@ function main(): number {
   }
   printYoung(out, table, options.series, options.generate, options.markdown);
   if (options.generate.realistic !== true) printRealistic(out, options);
-  if (options.scanShaped) printScanShaped(out, table, overrides, options.scanWindows, options.markdown);
+  if (options.scanShaped) printScanShaped(out, table, overrides, options.markdown);
   if (options.speed) printSpeed(out, options.markdown);
   out(allMet && realMet ? "All targets met." : "Some targets are NOT MET (see above).");
   return 0;

@@ -1,10 +1,13 @@
-// The generated series judged as a scan judges them: each scan reads only the last
-// training + detection buckets (GRAIN_DEFAULTS) and scores them afresh, so every verdict comes from
-// a model that has seen 86 days (or 338 hours), not the years of a backtest.
+// The series judged as a scan judges them: each scan reads the last training + detection buckets
+// (GRAIN_DEFAULTS) and the warm-up before them (plan/series-query.ts historyBuckets), and scores
+// them afresh with the product's own function (evaluate/check-window.ts scoreWindow), so every
+// verdict comes from a model that has seen at most that much history, not the years of a backtest.
 import { GRAIN_DEFAULTS } from "../../src/compile/anomaly-settings.js";
 import { defaultAnomalySettings } from "../../src/anomaly/defaults.js";
-import { scoreSeries } from "../../src/anomaly/score-series.js";
 import type { Grain } from "../../src/anomaly/types.js";
+import { scoreWindow } from "../../src/evaluate/check-window.js";
+import type { SeriesSettings } from "../../src/infer/types.js";
+import { historyBuckets } from "../../src/plan/series-query.js";
 import { GAP_FAMILIES, GRAINS, seedOf } from "./evaluate.js";
 import { ANOMALY_KINDS, FAMILIES, generateSeries } from "./generate.js";
 import {
@@ -24,11 +27,16 @@ import { zScoreFlags } from "./z-score.js";
 /** Series per kind scored this way: every day of the daily ones; hourly, a third (each hour is a scan). */
 export const SCAN_SHAPED_SERIES: Record<Grain, number> = { day: 36, hour: 12 };
 
+/** A check's settings as the compiler gives them by default, at `sensitivity`. */
+function checkSettings(grain: Grain, sensitivity: number): SeriesSettings {
+  const { training_buckets, detection_buckets } = GRAIN_DEFAULTS[grain];
+  return { grain, training_buckets, detection_buckets, sensitivity, seasonality: "auto", holidays: null, exclude: [] };
+}
+
 /**
- * Flags of series `values` as scans would raise them: at every bucket e the scan scores the last
- * training + detection buckets ending at e (`windows` training windows: more than 1 measures a scan
- * that read a warm-up before its training window), and a bucket counts as flagged when any scan
- * that judged it (as one of its detection buckets) flagged it.
+ * Flags of series `values` as scans would raise them: at every bucket e a scan scores the history
+ * it reads, ending at e, and a bucket counts as flagged when any scan that judged it (as one of its
+ * detection buckets) flagged it.
  */
 export function scanFlags(
   starts: readonly number[],
@@ -37,35 +45,27 @@ export function scanFlags(
   grain: Grain,
   from: number,
   sensitivity: number,
-  windows = 1,
 ): Uint8Array {
-  const { training_buckets, detection_buckets } = GRAIN_DEFAULTS[grain];
-  const length = windows * training_buckets + detection_buckets;
-  const settings = { ...defaultAnomalySettings(grain), training_buckets, detection_buckets, sensitivity };
+  const settings = checkSettings(grain, sensitivity);
+  const length = historyBuckets(settings);
   const flags = new Uint8Array(values.length);
-  // A series younger than the read window is read whole (a scan reads what there is).
+  // A series younger than the read is read whole (a scan reads what there is).
   for (let end = from; end < values.length; end++) {
     const first = Math.max(0, end - length + 1);
-    const verdict = scoreSeries({ starts: starts.slice(first, end + 1), values: values.slice(first, end + 1) }, settings, kind);
-    const n = end + 1 - first;
-    for (let k = Math.max(0, n - detection_buckets); k < n; k++)
-      if (verdict.buckets[k]!.anomalous && first + k >= from) flags[first + k] = 1;
+    const { verdict } = scoreWindow(starts.slice(first, end + 1), values.slice(first, end + 1), settings, kind);
+    const kept = verdict.buckets.length;
+    for (let k = Math.max(0, kept - settings.detection_buckets); k < kept; k++)
+      if (verdict.buckets[k]!.anomalous && end + 1 - kept + k >= from) flags[end + 1 - kept + k] = 1;
   }
   return flags;
 }
 
-export function printScanShaped(
-  out: Out,
-  table: Table,
-  sensitivity: Partial<Record<Grain, number>>,
-  windows: number,
-  markdown: boolean,
-): void {
+export function printScanShaped(out: Out, table: Table, sensitivity: Partial<Record<Grain, number>>, markdown: boolean): void {
   out(`## As a scan judges them (--scan-shaped)`);
   out();
-  const read = (grain: Grain) => windows * GRAIN_DEFAULTS[grain].training_buckets;
+  const read = (grain: Grain) => historyBuckets(GRAIN_DEFAULTS[grain]);
   out(
-    `Each bucket judged by the scans that read it: the last ${read("day")} + ${GRAIN_DEFAULTS.day.detection_buckets} days (${read("hour")} + ${GRAIN_DEFAULTS.hour.detection_buckets} hours) scored afresh at every bucket, flagged when any of them flagged it; series per kind: day ${SCAN_SHAPED_SERIES.day}, hour ${SCAN_SHAPED_SERIES.hour}. The z-score reads 14 days either way.`,
+    `Each bucket judged by the scans that read it: the last ${read("day")} days (${read("hour")} hours: a warm-up, then the check's window) scored afresh at every bucket, flagged when any of them flagged it; series per kind: day ${SCAN_SHAPED_SERIES.day}, hour ${SCAN_SHAPED_SERIES.hour}. The z-score reads 14 days either way.`,
   );
   out();
   const rows: string[][] = [];
@@ -78,7 +78,7 @@ export function printScanShaped(
       const families = kind === "gap" ? GAP_FAMILIES : FAMILIES;
       for (let s = 0; s < SCAN_SHAPED_SERIES[grain]; s++) {
         const g = generateSeries(seedOf(grain, kind, s), grain, families[s % families.length]!, kind);
-        addTally(ours, tallySeries(g, scanFlags(g.starts, g.values, g.kind, grain, g.detectionFrom, k, windows)));
+        addTally(ours, tallySeries(g, scanFlags(g.starts, g.values, g.kind, grain, g.detectionFrom, k)));
         addTally(z, tallySeries(g, zScoreFlags(g.values, 14 * (grain === "hour" ? 24 : 1))));
       }
     }
@@ -97,7 +97,7 @@ const recallOf = (t: Tally) => `${ratio(t.found4, t.planted4)} (${t.found4}/${t.
 const perMonthOf = (t: Tally) => `${perMonth(t.falseEpisodes, t.detectionDays)} (${t.falseEpisodes})`;
 
 /** The real set (its protocol's counting) judged as scans judge it, beside the protocol's z-score. */
-export function printRealScanShaped(out: Out, table: Table, data: Record<Grain, NabSeries[]>, windows: number, markdown: boolean): void {
+export function printRealScanShaped(out: Out, table: Table, data: Record<Grain, NabSeries[]>, markdown: boolean): void {
   out(`### The real series as a scan judges them (--scan-shaped)`);
   out();
   out(`Every bucket judged by the scans that read it (as the generated series below), counted by the protocol above.`);
@@ -107,7 +107,7 @@ export function printRealScanShaped(out: Out, table: Table, data: Record<Grain, 
     const k = defaultAnomalySettings(grain).sensitivity;
     const tallies = new Map<string, { ours: NabTally; z: NabTally }>();
     for (const series of data[grain]) {
-      const ours = tallyNab(series, scanFlags(series.starts, series.values, series.kind, grain, 0, k, windows));
+      const ours = tallyNab(series, scanFlags(series.starts, series.values, series.kind, grain, 0, k));
       const z = tallyNab(series, protocolZScore(series.values, grain === "hour" ? 336 : 14));
       for (const family of ["all", series.family]) {
         if (!tallies.has(family)) tallies.set(family, { ours: emptyNabTally(), z: emptyNabTally() });

@@ -65,10 +65,10 @@ function* judgeAnomalyCheckSteps(
     return none(notApplicable(`no rows in the history window (by ${window}), nothing to compare`));
   }
   if (grain.series.segments !== undefined) return yield* judgeSegmentsSteps(test, reading.group, grain.series, feedback);
-  const verdict = scoreCheck(test, grain.series, feedback);
-  if (verdict === null) return none(notEvaluated("the series query returned no values for this check"));
-  const { observation, flagged } = observeSeries(test, reading.group, verdict);
-  return { observation, flagged, judged: true, verdicts: toSeriesVerdicts(test.key, verdict) };
+  const scored = scoreCheck(test, grain.series, feedback);
+  if (scored === null) return none(notEvaluated("the series query returned no values for this check"));
+  const { observation, flagged } = observeSeries(test, reading.group, scored.verdict);
+  return { observation, flagged, judged: true, verdicts: toSeriesVerdicts(test.key, scored.verdict, scored.warm_up) };
 }
 
 /** The feedback on one check's series, as a comparable string. */

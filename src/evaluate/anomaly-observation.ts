@@ -5,8 +5,6 @@
 //   rows_total = detection buckets that could be scored; the message names the (newest)
 //   anomalous bucket, its value and the expected range; sample_sql selects that bucket's rows.
 // freshness_anomaly is judged from when rows landed, not from the series (load-arrivals.ts).
-import { excludedStarts } from "../anomaly/exclusions.js";
-import { scoreSeries } from "../anomaly/score-series.js";
 import type { SeriesKind, SeriesVerdict } from "../anomaly/types.js";
 import { GRAIN_SECONDS } from "../catalog/types.js";
 import type { InferredTest, SeriesSettings } from "../infer/types.js";
@@ -15,6 +13,7 @@ import { timeRangeSql } from "../plan/series-time.js";
 import { quoteTable } from "../sql/identifiers.js";
 import { timeSql } from "../sql/value-expr.js";
 import type { CheckObservation, FlaggedBucket } from "./types.js";
+import { scoreWindow, type WindowScore } from "./check-window.js";
 import { formatCount } from "./format.js";
 import { notApplicable } from "./observe.js";
 import { bucketCount, type GrainSeries } from "./series-values.js";
@@ -40,30 +39,19 @@ export function seriesMeasure(probe: SeriesProbe): string {
 }
 
 /**
- * The check's own window (its training + detection buckets: the newest of the grain's series,
- * which is as long as the longest check's) scored by the anomaly stage, its holidays and planned
- * exclusions left out. Null when the series does not hold the check.
+ * The check's own window (its training + detection buckets: the newest of the grain's series)
+ * scored after the warm-up read before it (check-window.ts), its holidays and planned exclusions
+ * left out. Null when the series does not hold the check.
  */
-export function scoreCheck(test: InferredTest, series: GrainSeries, feedback: FeedbackIndex): SeriesVerdict | null {
+export function scoreCheck(test: InferredTest, series: GrainSeries, feedback: FeedbackIndex): WindowScore | null {
   const probe = test.probe;
   if (probe.type !== "volume_series" && probe.type !== "value_series") return null;
   const check = series.checks.get(test.key);
   if (!check) return null;
   const n = bucketCount(series.span);
-  const take = Math.min(n, probe.settings.training_buckets + probe.settings.detection_buckets);
   const starts: number[] = [];
-  const values: number[] = [];
-  for (let i = n - take; i < n; i++) {
-    starts.push((series.span.start + i * series.span.step) * 1000);
-    values.push(check.values[i]!);
-  }
-  const expected = feedback.get(test.key);
-  const excluded = excludedStarts(starts, probe.settings.grain, probe.settings);
-  return scoreSeries(
-    { starts, values, ...(expected ? { expected_starts: expected } : {}), ...(excluded.size > 0 ? { excluded_starts: excluded } : {}) },
-    probe.settings,
-    seriesKind(probe),
-  );
+  for (let i = 0; i < n; i++) starts.push((series.span.start + i * series.span.step) * 1000);
+  return scoreWindow(starts, check.values, probe.settings, seriesKind(probe), feedback.get(test.key));
 }
 
 const GRAIN_NOUN = { hour: ["hour", "hours"], day: ["day", "days"] } as const;
@@ -173,20 +161,19 @@ export function feedbackIndex(records: readonly { check_key: string; start: Date
 
 /**
  * The same series scored again with the feedback as it stands (a person marked a bucket
- * expected): from the values kept with the verdicts, so no warehouse is read. Null when `test`
- * is not a series check.
+ * expected): from the values kept with the verdicts (the window and the warm-up the scan read
+ * before it), so no warehouse is read. Null when `test` is not a series check.
  */
 export function rescore(test: InferredTest, held: SeriesVerdicts, feedback: FeedbackIndex): SeriesVerdicts | null {
   const probe = test.probe;
   // A segmented check's series are scored at the scan only (feedback marks a total's bucket).
   if ((probe.type !== "volume_series" && probe.type !== "value_series") || isSegmented(held)) return null;
+  const warmUp = held.warm_up ?? new Float64Array(0);
   const starts: number[] = [];
-  for (let i = 0; i < held.value.length; i++) starts.push(bucketStart(held, i));
-  const expected = feedback.get(test.key);
-  const verdict = scoreSeries(
-    { starts, values: [...held.value], ...(expected ? { expected_starts: expected } : {}) },
-    probe.settings,
-    seriesKind(probe),
-  );
-  return toSeriesVerdicts(test.key, verdict);
+  const values = new Float64Array(warmUp.length + held.value.length);
+  values.set(warmUp);
+  values.set(held.value, warmUp.length);
+  for (let i = -warmUp.length; i < held.value.length; i++) starts.push(bucketStart(held, i));
+  const { verdict, warm_up } = scoreWindow(starts, values, probe.settings, seriesKind(probe), feedback.get(test.key));
+  return toSeriesVerdicts(test.key, verdict, warm_up);
 }

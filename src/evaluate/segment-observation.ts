@@ -107,8 +107,8 @@ export function* judgeSegmentsSteps(
   const scored: Scored[] = [];
   let learners = 0;
   for (const s of all) {
-    const raw = scoreCheck(test, { span: series.span, checks: s.checks }, feedback);
-    if (raw === null) continue;
+    const raw = scoreCheck(test, { span: series.span, checks: s.checks }, feedback)?.verdict;
+    if (raw === undefined) continue;
     const isNew = s.first >= bucketsIn(series) || series.span.start + s.first * series.span.step > learningFrom;
     if (isNew) learners += 1;
     const verdict = isNew ? learning(raw) : raw;

@@ -38,6 +38,12 @@ export interface SeriesVerdicts {
   flags: Uint8Array;
   /** bucket index -> why the bucket was left out of training; null when none is */
   excluded: ReadonlyMap<number, string> | null;
+  /**
+   * The values the scan scored before `start` (its warm-up, check-window.ts), oldest first, so
+   * feedback scores the series again as the scan did. Absent or empty: none (a segment's series,
+   * never scored again; a table younger than its window).
+   */
+  warm_up?: Float64Array | null;
 }
 
 export const ANOMALOUS = 1;
@@ -75,7 +81,7 @@ const finite = (v: number | null): number => (v !== null && Number.isFinite(v) ?
 const NO_COLUMNS = packedColumns(0);
 
 /** A scored series (src/anomaly) as kept; null when it has no buckets or they are not evenly spaced. */
-export function toSeriesVerdicts(checkKey: string, verdict: SeriesVerdict): SeriesVerdicts | null {
+export function toSeriesVerdicts(checkKey: string, verdict: SeriesVerdict, warmUp?: Float64Array): SeriesVerdicts | null {
   const buckets = verdict.buckets;
   if (buckets.length === 0) return null;
   const start = buckets[0]!.start;
@@ -99,6 +105,7 @@ export function toSeriesVerdicts(checkKey: string, verdict: SeriesVerdict): Seri
     step,
     ...columns,
     excluded: excluded.size > 0 ? excluded : null,
+    ...(warmUp !== undefined && warmUp.length > 0 ? { warm_up: warmUp } : {}),
   };
 }
 
@@ -240,7 +247,14 @@ export function sameVerdicts(a: SeriesVerdicts | undefined, b: SeriesVerdicts | 
   const ea = a.excluded ?? new Map<number, string>();
   const eb = b.excluded ?? new Map<number, string>();
   if (ea.size !== eb.size || [...ea].some(([i, r]) => eb.get(i) !== r)) return false;
-  return sameColumn(a.value, b.value) && sameColumn(a.expected, b.expected) && sameColumn(a.lower, b.lower) && sameColumn(a.upper, b.upper);
+  const none = new Float64Array(0);
+  return (
+    sameColumn(a.value, b.value) &&
+    sameColumn(a.expected, b.expected) &&
+    sameColumn(a.lower, b.lower) &&
+    sameColumn(a.upper, b.upper) &&
+    sameColumn(a.warm_up ?? none, b.warm_up ?? none)
+  );
 }
 
 /** Epoch ms of bucket `i`. */

@@ -7,7 +7,7 @@
 // prunes) and ends at the last complete bucket, which is never the current one.
 import type { AnomalyGrain } from "../catalog/types.js";
 import { GRAIN_SECONDS } from "../catalog/types.js";
-import type { InferredTest, SeriesMeasure, SeriesSegment } from "../infer/types.js";
+import type { InferredTest, SeriesMeasure, SeriesSegment, SeriesSettings } from "../infer/types.js";
 import { quoteString, quoteTable } from "../sql/identifiers.js";
 import { isExpression, timeSql } from "../sql/value-expr.js";
 import { skipReason } from "./column-check.js";
@@ -24,7 +24,7 @@ export interface GrainPlan {
   grain: AnomalyGrain;
   /** the dimension whose values each get a series (one query per dimension), null: the totals */
   segment: SeriesSegment | null;
-  /** max(training + detection) over its tests */
+  /** max(historyBuckets) over its tests */
   buckets: number;
   /** volume_series and value_series tests */
   tests: InferredTest[];
@@ -49,6 +49,19 @@ export interface AnomalyPlan {
   groups: SeriesGroup[];
   /** tests that will not be sent, and why */
   skipped: ({ test_key: string } & Skip)[];
+}
+
+/**
+ * Training windows read before a check's own window (its training + detection buckets), so the
+ * model that judges the window has warmed up on the history before it, as a backtest's does:
+ * scored from the window's start alone, every verdict came from a model that had just begun
+ * (docs/anomaly-eval.md, "As a scan judges them").
+ */
+export const WARM_UP_WINDOWS = 1;
+
+/** The buckets a series check reads: a warm-up, then its own window (what the chart keeps). */
+export function historyBuckets(settings: Pick<SeriesSettings, "training_buckets" | "detection_buckets">): number {
+  return (1 + WARM_UP_WINDOWS) * settings.training_buckets + settings.detection_buckets;
 }
 
 /** Extra history the cadence query reads, so a table idle for a while still finds its newest row. */
@@ -118,8 +131,9 @@ export function planAnomalies(tests: readonly InferredTest[], schema: WarehouseS
     const slot = grainSlot({ grain, segment });
     let plan = group.grains.find((g) => grainSlot(g) === slot);
     if (!plan) group.grains.push((plan = { grain, segment, buckets: 0, tests: [] }));
-    plan.buckets = Math.max(plan.buckets, training_buckets + detection_buckets);
+    plan.buckets = Math.max(plan.buckets, historyBuckets({ training_buckets, detection_buckets }));
     plan.tests.push(test);
+    // The warm-up included: the cadence query's oldest row is where a series' history begins.
     group.windowSeconds = Math.max(group.windowSeconds, plan.buckets * GRAIN_SECONDS[grain] + WINDOW_MARGIN_SECONDS);
   }
   const ordered = [...groups.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -17,7 +17,7 @@ import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
 
 /**
- * The columns as base64 of their IEEE bytes as held (value f64; expected, lower, upper f32;
+ * The columns (and the warm-up the scan read before them) as base64 of their IEEE bytes as held (value f64; expected, lower, upper f32;
  * flags u8): exact (NaN included, so a replica reading them draws what the scanning one does),
  * and shorter than decimal JSON.
  */
@@ -30,6 +30,8 @@ interface Encoded {
   u: string;
   f: string;
   x: Record<string, string> | null;
+  /** the warm-up values, f64 (absent: none) */
+  w?: string;
   /** the segment this series is of (absent: the total) */
   g?: { d: string; v: string | null; o: boolean };
   /** a segmented check: its segments' series (its own columns are then empty) */
@@ -68,6 +70,7 @@ export function encodeVerdicts(v: SeriesVerdicts): string {
 function encoded(v: SeriesVerdicts): Encoded {
   const columns: ColumnBytes = [bytesOf(v.value), bytesOf(v.expected), bytesOf(v.lower), bytesOf(v.upper), bytesOf(v.flags)];
   const e = encodedSeries(v.start, v.step, columns, v.excluded, v.segment);
+  if (v.warm_up && v.warm_up.length > 0) e.w = base64(bytesOf(v.warm_up));
   const packed = v.packed_segments;
   // A first scan writes some 37,000 segments' series: each is encoded straight from the packed
   // bytes, as unpacking it (a copy of its columns) only to encode it doubled the scan's buffers.
@@ -124,6 +127,8 @@ function decoded(checkKey: string, e: Encoded): SeriesVerdicts {
   decodeInto(columns.lower, e.l);
   decodeInto(columns.upper, e.u);
   decodeInto(columns.flags, e.f);
+  let warmUp: Float64Array | null = null;
+  if (e.w !== undefined) decodeInto((warmUp = new Float64Array(Buffer.byteLength(e.w, "base64") / 8)), e.w);
   return {
     check_key: checkKey,
     start: e.s,
@@ -131,6 +136,7 @@ function decoded(checkKey: string, e: Encoded): SeriesVerdicts {
     ...columns,
     excluded: e.x ? new Map(Object.entries(e.x).map(([i, r]) => [Number(i), r])) : null,
     ...(e.g ? { segment: { dimension: e.g.d, value: e.g.v, other: e.g.o } } : {}),
+    ...(warmUp ? { warm_up: warmUp } : {}),
   };
 }
 

@@ -105,7 +105,12 @@ describeCombinations("anomaly series and feedback", (combination) => {
     const onOutage = (s: Series) => flagged(s).filter(([start]) => start === dayStart(daysAgo));
     expect(all.filter((s) => s.segment === null).map(onOutage)).toEqual([[], []]);
     expect(all.filter((s) => s.segment?.value === value).map(flagged)).toEqual([[[dayStart(daysAgo), 0]], [[dayStart(daysAgo), 0]]]);
-    expect(all.filter((s) => s.segment !== null && s.segment.value !== value).flatMap(flagged)).toEqual([]);
+    // The other segments alarm on nothing: neither on the outage day nor in the detection window
+    // (the last 2 days). Their history, judged by a model warmed up on the weeks before it, may
+    // hold a flag at the calibrated rate (about 0.4 a series a month), as the totals' may.
+    const recent = (s: Series) =>
+      flagged(s).filter(([start]) => start === dayStart(daysAgo) || s.buckets.slice(-2).some((b) => b.start === start));
+    expect(all.filter((s) => s.segment !== null && s.segment.value !== value).flatMap(recent)).toEqual([]);
     expect(all[1]!.segment).toEqual({ dimension, value, other: false });
     expect(await d.trpc(RO_KEY).reliability.anomalies.query({ metric })).toEqual(await d.get(`/v1/reliability/anomalies/${metric}`));
     // The failing tests name the segment; their table is one open incident with the metric.

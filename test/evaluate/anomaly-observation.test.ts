@@ -174,13 +174,15 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
     },
   };
 
-  it("scores the check's own window (training + detection), oldest first", () => {
-    const v = scoreCheck(volume, series, new Map())!;
+  it("scores the check's own window (training + detection), oldest first, after the warm-up before it", () => {
+    const { verdict: v, warm_up } = scoreCheck(volume, series, new Map())!;
     expect(v.buckets).toHaveLength(42);
+    // The 8 days read before the window (of up to 40) trained the model, and are kept to score again.
+    expect(warm_up).toEqual(series.checks.get(volume.key)!.values.slice(0, 8));
     expect(v.buckets[0]!.start).toBe(8 * DAY * 1000);
     expect(v.buckets.filter((b) => b.in_detection).map((b) => b.start)).toEqual([48 * DAY * 1000, 49 * DAY * 1000]);
     expect(v.buckets.filter((b) => b.anomalous).map((b) => b.value)).toEqual([20]);
-    const expected = scoreCheck(volume, series, feedbackIndex([{ check_key: volume.key, start: new Date(49 * DAY * 1000) }]))!;
+    const expected = scoreCheck(volume, series, feedbackIndex([{ check_key: volume.key, start: new Date(49 * DAY * 1000) }]))!.verdict;
     expect(expected.buckets.at(-1)).toMatchObject({ anomalous: false, feedback: true });
   });
 
@@ -190,7 +192,7 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
       return { ...volume, probe: { ...probe, settings: { ...probe.settings, exclude } } };
     };
     const lastDay = excluding([{ from: "1970-02-19T00:00:00.000Z", to: "1970-02-20T00:00:00.000Z", reason: "load test" }]);
-    const v = scoreCheck(lastDay, series, new Map())!;
+    const v = scoreCheck(lastDay, series, new Map())!.verdict;
     expect(v.buckets.at(-1)).toMatchObject({ value: 20, anomalous: false, excluded: "load test" });
     expect(v.buckets.filter((b) => b.excluded !== null)).toHaveLength(1);
     const judged = observeSeries(lastDay, group, v);
@@ -199,7 +201,7 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
     expect(judged.observation.message).toMatch(/; 1 excluded \(load test\)$/);
     // Every detection bucket excluded: nothing to judge, said so.
     const both = excluding([{ from: "1970-02-18T00:00:00.000Z", to: "1970-02-20T00:00:00.000Z", reason: "migration" }]);
-    expect(observeSeries(both, group, scoreCheck(both, series, new Map())!).observation).toEqual({
+    expect(observeSeries(both, group, scoreCheck(both, series, new Map())!.verdict).observation).toEqual({
       outcome: "not_applicable",
       rows_affected: 0,
       rows_total: 0,
@@ -210,11 +212,14 @@ describe("scoreCheck and judgeAnomalyCheck on a real series", () => {
   it("the verdicts the scan keeps, scored again with feedback from their own values, are what the next scan scores", () => {
     const judged = judgeAnomalyCheck(volume, { reading, grain: reading.grains[0]! }, new Map());
     const held = judged.verdicts!;
-    expect(held).toEqual(toSeriesVerdicts(volume.key, scoreCheck(volume, series, new Map())!));
+    const scanned = scoreCheck(volume, series, new Map())!;
+    expect(held).toEqual(toSeriesVerdicts(volume.key, scanned.verdict, scanned.warm_up));
+    expect(held.warm_up).toHaveLength(8);
     expect(held.flags.at(-1)).toBe(ANOMALOUS);
     const feedback = feedbackIndex([{ check_key: volume.key, start: new Date(49 * DAY * 1000) }]);
     const again = rescore(volume, held, feedback)!;
-    expect(again).toEqual(toSeriesVerdicts(volume.key, scoreCheck(volume, series, feedback)!));
+    const next = scoreCheck(volume, series, feedback)!;
+    expect(again).toEqual(toSeriesVerdicts(volume.key, next.verdict, next.warm_up));
     expect(again.flags.at(-1)).toBe(FEEDBACK);
   });
 

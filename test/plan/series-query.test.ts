@@ -111,15 +111,16 @@ describe("planAnomalies", () => {
   const tests = inferCatalog([a, b, c, d]).filter((t) => t.rule.endsWith("_anomaly"));
   const plan = planAnomalies(tests, SCHEMA);
 
-  it("one group per (datasource, table, timestamp), one grain plan per grain, spans of the longest test", () => {
+  it("one group per (datasource, table, timestamp), one grain plan per grain, spans of the longest test and its warm-up", () => {
     expect(plan.groups.map((g) => g.id)).toEqual(["default|shop.orders|created_at"]);
     const [group] = plan.groups;
     expect(group!.grains.map((g) => [g.grain, g.buckets, g.tests.length])).toEqual([
-      ["hour", 50, 2],
-      ["day", 92, 4],
+      ["hour", 2 * 48 + 2, 2],
+      ["day", 2 * 90 + 2, 4],
     ]);
     expect(group!.cadenceTests).toHaveLength(3);
-    expect(group!.windowSeconds).toBe(92 * DAY + 7 * DAY);
+    // The cadence query reaches back to the warm-up's start: its oldest row is where the history begins.
+    expect(group!.windowSeconds).toBe(182 * DAY + 7 * DAY);
   });
 
   it("skips what cannot be read, saying why", () => {

@@ -85,10 +85,11 @@ describe.each(storeTargets)("anomaly verdicts on $name", (target) => {
   const rows = () =>
     s.inspect<{ scan_id: string; buckets: number }>(`SELECT "scan_id", "buckets" FROM "anomaly_verdicts" ORDER BY "scan_id"`);
 
-  it("round-trips every bucket: missing values, band, flags, exclusions", async () => {
+  it("round-trips every bucket: missing values, band, flags, exclusions, the warm-up's values", async () => {
     const vol = verdicts("vol", [10, NaN, 12, 0, -3.75, 1e12], {
       flags: Uint8Array.from([0, 0, FEEDBACK, 0, ANOMALOUS, ANOMALOUS | FEEDBACK]),
       excluded: new Map([[3, "holiday"]]),
+      warm_up: Float64Array.from([0.1 + 0.2, NaN, 7]),
     });
     // A segmented check (anomalies.segments): one series per segment in its one row.
     const sum = segmentedVerdicts("sum", [
@@ -113,6 +114,7 @@ describe.each(storeTargets)("anomaly verdicts on $name", (target) => {
     expect(read.get("vol")).toEqual(vol);
     expect(read.get("sum")).toEqual(sum);
     expect(Object.is(read.get("vol")!.value[1], NaN)).toBe(true);
+    expect(read.get("vol")!.warm_up![0]).toBe(0.1 + 0.2);
     expect((await rows()).map((r) => r.buckets).sort()).toEqual([6, 6]);
   });
 

@@ -1,0 +1,80 @@
+// One series check's read history -> its verdicts over its own window. A scan reads a warm-up
+// (plan/series-query.ts historyBuckets) before the check's training + detection buckets and scores
+// the whole read from its first value, so the model judging the window has learnt the history
+// before it; the chart keeps the window only. Feedback scores again from the kept warm-up values
+// (series-verdicts.ts `warm_up`) through the same function, so it gives what the scan gave. Pure.
+import { excludedStarts } from "../anomaly/exclusions.js";
+import { scoreSeries } from "../anomaly/score-series.js";
+import type { BucketVerdict, SeriesKind, SeriesVerdict } from "../anomaly/types.js";
+import type { SeriesSettings } from "../infer/types.js";
+import { historyBuckets } from "../plan/series-query.js";
+
+export interface WindowScore {
+  /** the check's window (its last training + detection buckets), oldest first */
+  verdict: SeriesVerdict;
+  /** the values scored before the window: from the first with a value, empty when none was */
+  warm_up: Float64Array;
+}
+
+/**
+ * Scores the newest historyBuckets of `values` (evenly spaced, oldest first; NaN = missing) from
+ * the first finite one, and keeps the verdicts of the last training + detection buckets. Buckets
+ * of the window before the first value (a table younger than its window) are kept unscored.
+ */
+export function scoreWindow(
+  starts: readonly number[],
+  values: ArrayLike<number>,
+  settings: SeriesSettings,
+  kind: SeriesKind,
+  expected?: ReadonlySet<number>,
+): WindowScore {
+  const n = Math.min(starts.length, values.length);
+  const keep = Math.min(n, settings.training_buckets + settings.detection_buckets);
+  const windowFrom = n - keep;
+  let from = n - Math.min(n, historyBuckets(settings));
+  // A series counts its age (seasonality tests, the first weeks' z-score) from its first value.
+  while (from < n && !Number.isFinite(values[from]!)) from++;
+  const first = Math.min(from, windowFrom);
+  const excluded = excludedStarts(starts.slice(first, n), settings.grain, settings);
+  const scored = scoreSeries(
+    {
+      starts: starts.slice(from, n),
+      values: Array.from({ length: n - from }, (_, i) => values[from + i]!),
+      ...(expected ? { expected_starts: expected } : {}),
+      ...(excluded.size > 0 ? { excluded_starts: excluded } : {}),
+    },
+    settings,
+    kind,
+  );
+  const buckets: BucketVerdict[] = [];
+  const detectionFrom = n - Math.min(n, settings.detection_buckets);
+  for (let i = windowFrom; i < from; i++) buckets.push(unscored(starts[i]!, values[i]!, i >= detectionFrom, expected, excluded));
+  buckets.push(...scored.buckets.slice(Math.max(0, windowFrom - from)));
+  const kept = buckets[0]?.start ?? Infinity;
+  const level_shifts = scored.level_shifts.filter((start) => start >= kept);
+  const verdict: SeriesVerdict = { ...scored, buckets, level_shifts, level_shift_at: level_shifts.at(-1) ?? null };
+  const warm_up = new Float64Array(Math.max(0, windowFrom - from));
+  for (let i = from; i < windowFrom; i++) warm_up[i - from] = values[i]!;
+  return { verdict, warm_up };
+}
+
+function unscored(
+  start: number,
+  value: number,
+  inDetection: boolean,
+  expected: ReadonlySet<number> | undefined,
+  excluded: ReadonlyMap<number, string>,
+): BucketVerdict {
+  return {
+    start,
+    value,
+    expected: null,
+    lower: null,
+    upper: null,
+    anomalous: false,
+    feedback: expected?.has(start) ?? false,
+    excluded: excluded.get(start) ?? null,
+    in_detection: inDetection,
+    deviations: null,
+  };
+}
