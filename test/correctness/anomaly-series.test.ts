@@ -71,6 +71,14 @@ const catalogue = (db: string) => `metrics:
       - { alias: boom, function: Sum, expr: "intDiv(n, 0)" }
 `;
 
+/**
+ * A scan reads a warm-up before each check's window (plan/series-query.ts historyBuckets), so a
+ * span reaches back past the tables' first rows: a bucket starting before a table's oldest row is
+ * missing, not 0 (readSeries).
+ */
+const fromOldest = (expected: (number | null)[], starts: readonly number[], oldest: number): (number | null)[] =>
+  expected.map((v, i) => (starts[i]! < oldest ? null : v));
+
 describe.each(engineCases)("$name: anomaly series from the warehouse", (engine) => {
   const db = uniqueDatabase("mr_series");
   let handle: WarehouseHandle | undefined;
@@ -148,16 +156,19 @@ describe.each(engineCases)("$name: anomaly series from the warehouse", (engine) 
 
   it("day buckets: the complete days of the span, every aggregate exact, dirty rows where they belong", () => {
     const volume = series(test("all_events", "volume_anomaly"));
-    expect(volume.span).toEqual({ start: today - 16 * DAY, end: today, step: DAY });
+    // 14 + 2 days, and the 14-day warm-up before them.
+    expect(volume.span).toEqual({ start: today - 30 * DAY, end: today, step: DAY });
     const starts = bucketStarts(volume.span);
-    expect(starts).toHaveLength(16);
-    expect(volume.values).toEqual(expectedSeries(rows, starts, DAY, "count"));
+    expect(starts).toHaveLength(30);
+    const oldest = today - 20 * DAY + HOUR;
+    expect(volume.values).toEqual(fromOldest(expectedSeries(rows, starts, DAY, "count"), starts, oldest));
+    expect(volume.values.slice(0, 11)).toEqual(Array(11).fill(null));
     // Spot checks of what the model computes: the drop, the empty day, the duplicate, the late rows.
     const at = (d: number) => starts.indexOf(today - d * DAY);
     expect([volume.values[at(3)], volume.values[at(15)], volume.values[at(7)], volume.values[at(10)]]).toEqual([5, 0, 13, 15]);
     const value = (measure: string, aggregate: Parameters<typeof expectedSeries>[3]) =>
       expect(series(test("all_events", "metric_value_anomaly", measure)).values, measure).toEqual(
-        expectedSeries(rows, starts, DAY, aggregate),
+        fromOldest(expectedSeries(rows, starts, DAY, aggregate), starts, oldest),
       );
     value("total", "sum");
     value("mean", "avg");
@@ -171,9 +182,11 @@ describe.each(engineCases)("$name: anomaly series from the warehouse", (engine) 
   it("filtered series fold the filter into the aggregates of the same query", () => {
     const starts = bucketStarts(series(test("a_events", "volume_anomaly")).span);
     const isA = (r: EventRow) => r.kind === "a";
-    expect(series(test("a_events", "volume_anomaly")).values).toEqual(expectedSeries(rows, starts, DAY, "count", isA));
-    expect(series(test("a_events", "metric_value_anomaly", "total")).values).toEqual(expectedSeries(rows, starts, DAY, "sum", isA));
-    expect(series(test("a_events", "metric_value_anomaly", "low")).values).toEqual(expectedSeries(rows, starts, DAY, "min", isA));
+    const expected = (aggregate: Parameters<typeof expectedSeries>[3]) =>
+      fromOldest(expectedSeries(rows, starts, DAY, aggregate, isA), starts, today - 20 * DAY + HOUR);
+    expect(series(test("a_events", "volume_anomaly")).values).toEqual(expected("count"));
+    expect(series(test("a_events", "metric_value_anomaly", "total")).values).toEqual(expected("sum"));
+    expect(series(test("a_events", "metric_value_anomaly", "low")).values).toEqual(expected("min"));
     const dayQuery = sent.find((q) => q.options.queryId.endsWith("-day") && q.sql.includes("`events`"))!;
     expect(dayQuery.sql).toContain("countIf(kind = 'a')");
   });
@@ -189,15 +202,17 @@ describe.each(engineCases)("$name: anomaly series from the warehouse", (engine) 
     expect(cadence.newest).toBe(today + 4 * 60);
     expect(usualGapSeconds(cadence.gaps)).toBe(20 * HOUR);
     const end = Math.min(current, today + 20 * HOUR);
-    expect(hourly.span).toEqual({ start: end - 50 * HOUR, end, step: HOUR });
+    expect(hourly.span).toEqual({ start: end - (2 * 48 + 2) * HOUR, end, step: HOUR });
     expect(hourly.values).toEqual(expectedSeries(rows, bucketStarts(hourly.span), HOUR, "count"));
   });
 
   it("Date and unix-seconds timestamps; a String or an hour grain on a Date is not read", () => {
     const byDate = series(test("by_date", "volume_anomaly"));
-    expect(byDate.span).toEqual({ start: today - 6 * DAY, end: today, step: DAY });
-    expect(byDate.values).toEqual([1, 1, 1, 1, 1, 1]);
-    expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([1, 1, 1, 1, 1, 1]);
+    // 5 + 1 days and the 5-day warm-up; the rows go back 8 days (the Date column's first day is
+    // whole, the unix-seconds column's first row is 10 minutes into its day: that day is partial).
+    expect(byDate.span).toEqual({ start: today - 11 * DAY, end: today, step: DAY });
+    expect(byDate.values).toEqual([null, null, null, 1, 1, 1, 1, 1, 1, 1, 1]);
+    expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([null, null, null, null, 1, 1, 1, 1, 1, 1, 1]);
     const skipped = new Map(reading.plan.skipped.map((s) => [s.test_key, `${s.outcome}: ${s.reason}`]));
     expect(skipped.get(test("by_text", "volume_anomaly").key)).toBe("not_evaluated: label is String, not a Date, DateTime or unix time");
     expect(skipped.get(test("hourly_dates", "volume_anomaly").key)).toBe("not_applicable: day is a Date: no hours to bucket by");
@@ -216,7 +231,7 @@ describe.each(engineCases)("$name: anomaly series from the warehouse", (engine) 
     const failed = kindsAt.grains[0]!.failed;
     expect([...failed.keys()]).toEqual([test("broken", "metric_value_anomaly").key]);
     expect(failed.get(test("broken", "metric_value_anomaly").key)).toMatch(/ClickHouse error/);
-    expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(series(test("by_epoch", "volume_anomaly")).values).toEqual([null, null, null, null, 1, 1, 1, 1, 1, 1, 1]);
     expect(reading.groups.get(`default|${db}.kinds|day`)!.grains[0]!.failed.size).toBe(0);
   });
 
