@@ -40,8 +40,8 @@ export function seriesMeasure(probe: SeriesProbe): string {
 
 /**
  * The check's own window (its training + detection buckets: the newest of the grain's series)
- * scored after the warm-up read before it (check-window.ts), its holidays and planned exclusions
- * left out. Null when the series does not hold the check.
+ * scored after the warm-up read before it (check-window.ts; a segment's series have none), its
+ * holidays and planned exclusions left out. Null when the series does not hold the check.
  */
 export function scoreCheck(test: InferredTest, series: GrainSeries, feedback: FeedbackIndex): WindowScore | null {
   const probe = test.probe;
@@ -51,7 +51,7 @@ export function scoreCheck(test: InferredTest, series: GrainSeries, feedback: Fe
   const n = bucketCount(series.span);
   const starts: number[] = [];
   for (let i = 0; i < n; i++) starts.push((series.span.start + i * series.span.step) * 1000);
-  return scoreWindow(starts, check.values, probe.settings, seriesKind(probe), feedback.get(test.key));
+  return scoreWindow(starts, check.values, probe.settings, seriesKind(probe), feedback.get(test.key), probe.segment !== undefined);
 }
 
 const GRAIN_NOUN = { hour: ["hour", "hours"], day: ["day", "days"] } as const;

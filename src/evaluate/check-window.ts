@@ -20,6 +20,7 @@ export interface WindowScore {
  * Scores the newest historyBuckets of `values` (evenly spaced, oldest first; NaN = missing) from
  * the first finite one, and keeps the verdicts of the last training + detection buckets. Buckets
  * of the window before the first value (a table younger than its window) are kept unscored.
+ * `segmented`: a segment's series, read without a warm-up.
  */
 export function scoreWindow(
   starts: readonly number[],
@@ -27,11 +28,12 @@ export function scoreWindow(
   settings: SeriesSettings,
   kind: SeriesKind,
   expected?: ReadonlySet<number>,
+  segmented = false,
 ): WindowScore {
   const n = Math.min(starts.length, values.length);
   const keep = Math.min(n, settings.training_buckets + settings.detection_buckets);
   const windowFrom = n - keep;
-  let from = n - Math.min(n, historyBuckets(settings));
+  let from = n - Math.min(n, historyBuckets(settings, segmented));
   // A series counts its age (seasonality tests, the first weeks' z-score) from its first value.
   while (from < n && !Number.isFinite(values[from]!)) from++;
   const first = Math.min(from, windowFrom);

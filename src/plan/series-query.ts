@@ -59,9 +59,14 @@ export interface AnomalyPlan {
  */
 export const WARM_UP_WINDOWS = 1;
 
-/** The buckets a series check reads: a warm-up, then its own window (what the chart keeps). */
-export function historyBuckets(settings: Pick<SeriesSettings, "training_buckets" | "detection_buckets">): number {
-  return (1 + WARM_UP_WINDOWS) * settings.training_buckets + settings.detection_buckets;
+/**
+ * The buckets a series check reads: a warm-up, then its own window (what the chart keeps). A
+ * segment's series read their window only: a segmented check holds up to max_segments + 2 of
+ * them, and with the warm-up the segments of a tenth of 10,000 metrics doubled the series a scan
+ * holds (docs/benchmarks.md); they keep the window-only model's false-alarm rate.
+ */
+export function historyBuckets(settings: Pick<SeriesSettings, "training_buckets" | "detection_buckets">, segmented = false): number {
+  return (segmented ? 1 : 1 + WARM_UP_WINDOWS) * settings.training_buckets + settings.detection_buckets;
 }
 
 /** Extra history the cadence query reads, so a table idle for a while still finds its newest row. */
@@ -131,7 +136,7 @@ export function planAnomalies(tests: readonly InferredTest[], schema: WarehouseS
     const slot = grainSlot({ grain, segment });
     let plan = group.grains.find((g) => grainSlot(g) === slot);
     if (!plan) group.grains.push((plan = { grain, segment, buckets: 0, tests: [] }));
-    plan.buckets = Math.max(plan.buckets, historyBuckets({ training_buckets, detection_buckets }));
+    plan.buckets = Math.max(plan.buckets, historyBuckets({ training_buckets, detection_buckets }, segment !== null));
     plan.tests.push(test);
     // The warm-up included: the cadence query's oldest row is where a series' history begins.
     group.windowSeconds = Math.max(group.windowSeconds, plan.buckets * GRAIN_SECONDS[grain] + WINDOW_MARGIN_SECONDS);

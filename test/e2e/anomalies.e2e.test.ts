@@ -106,8 +106,8 @@ describeCombinations("anomaly series and feedback", (combination) => {
     expect(all.filter((s) => s.segment === null).map(onOutage)).toEqual([[], []]);
     expect(all.filter((s) => s.segment?.value === value).map(flagged)).toEqual([[[dayStart(daysAgo), 0]], [[dayStart(daysAgo), 0]]]);
     // The other segments alarm on nothing: neither on the outage day nor in the detection window
-    // (the last 2 days). Their history, judged by a model warmed up on the weeks before it, may
-    // hold a flag at the calibrated rate (about 0.4 a series a month), as the totals' may.
+    // (the last 2 days). Their history may hold a flag at the calibrated rate (about 0.4 a series
+    // a month), as the totals' may: scored from each series' first value, two of them do.
     const recent = (s: Series) =>
       flagged(s).filter(([start]) => start === dayStart(daysAgo) || s.buckets.slice(-2).some((b) => b.start === start));
     expect(all.filter((s) => s.segment !== null && s.segment.value !== value).flatMap(recent)).toEqual([]);

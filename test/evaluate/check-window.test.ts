@@ -40,6 +40,14 @@ describe("scoreWindow", () => {
     expect(all).toEqual(last58);
   });
 
+  it("a segment's series reads no warm-up: the window is scored alone", () => {
+    const values = steady(58);
+    const segment = scoreWindow(starts(58), values, settings, "count", undefined, true);
+    const alone = scoreSeries({ starts: starts(58).slice(28), values: values.slice(28) }, settings, "count");
+    expect(segment.warm_up).toHaveLength(0);
+    expect(segment.verdict).toEqual(alone);
+  });
+
   it("scores a table younger than its window from its first value, as the evaluation scores the series", () => {
     const values = [...Array<number>(40).fill(Number.NaN), ...steady(18)];
     values[57] = 200; // a drop on the last day

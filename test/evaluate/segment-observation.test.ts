@@ -104,6 +104,8 @@ describe("segment checks", () => {
       ["day", null, 2],
       ["day", "country", 2],
     ]);
+    // The totals read a warm-up window before their 40 + 2 days; the segments their window only.
+    expect(grains.map((g) => g.buckets)).toEqual([82, 42]);
     const span = { start: 100 * DAY, end: 142 * DAY, step: DAY };
     const [query] = seriesQueries(plan.groups[0]!, grains[1]!, span, 100_000);
     const range = "`created_at` >= toDateTime(8640000) AND `created_at` < toDateTime(12268800)";
