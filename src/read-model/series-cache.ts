@@ -8,8 +8,13 @@ import { usualGapSeconds } from "../plan/cadence-query.js";
 import { grainSlot, seriesSpan, type SeriesGroup } from "../plan/series-query.js";
 import type { GroupReading } from "../evaluate/series-values.js";
 
-/** About 8 bytes each: 4 million values is some 32 MB. */
-export const DEFAULT_MAX_VALUES = 4_000_000;
+/**
+ * About 8 bytes each: 5 million values is some 40 MB. bench:scale's 10,000 metrics hold 3.7 million
+ * with the totals' series read over their window, about 4.5 million with the warm-up before it
+ * (plan/series-query.ts historyBuckets); at 4 million, 9 of its 100 tables were read again on
+ * every unchanged scan.
+ */
+export const DEFAULT_MAX_VALUES = 5_000_000;
 
 export interface SeriesCache {
   /** A scan's readings replace whatever older scans left. */
