@@ -40,10 +40,10 @@ export interface SeriesVerdicts {
   excluded: ReadonlyMap<number, string> | null;
   /**
    * The values the scan scored before `start` (its warm-up, check-window.ts), oldest first, so
-   * feedback scores the series again as the scan did. Absent or empty: none (a segment's series,
+   * feedback scores the series again as the scan did. Absent: none (a segment's series,
    * never scored again; a table younger than its window).
    */
-  warm_up?: Float64Array | null;
+  warm_up?: Float64Array;
 }
 
 export const ANOMALOUS = 1;
@@ -247,13 +247,12 @@ export function sameVerdicts(a: SeriesVerdicts | undefined, b: SeriesVerdicts | 
   const ea = a.excluded ?? new Map<number, string>();
   const eb = b.excluded ?? new Map<number, string>();
   if (ea.size !== eb.size || [...ea].some(([i, r]) => eb.get(i) !== r)) return false;
-  const none = new Float64Array(0);
   return (
     sameColumn(a.value, b.value) &&
     sameColumn(a.expected, b.expected) &&
     sameColumn(a.lower, b.lower) &&
     sameColumn(a.upper, b.upper) &&
-    sameColumn(a.warm_up ?? none, b.warm_up ?? none)
+    sameColumn(a.warm_up ?? NO_COLUMNS.value, b.warm_up ?? NO_COLUMNS.value)
   );
 }
 

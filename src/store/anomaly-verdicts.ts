@@ -17,9 +17,9 @@ import type { Sql } from "./sql-session.js";
 import type { FinishedScan } from "./store.js";
 
 /**
- * The columns (and the warm-up the scan read before them) as base64 of their IEEE bytes as held (value f64; expected, lower, upper f32;
- * flags u8): exact (NaN included, so a replica reading them draws what the scanning one does),
- * and shorter than decimal JSON.
+ * The columns (and the warm-up the scan read before them) as base64 of their IEEE bytes as held
+ * (value f64; expected, lower, upper f32; flags u8; warm-up f64): exact (NaN included, so a
+ * replica reading them draws what the scanning one does), and shorter than decimal JSON.
  */
 interface Encoded {
   s: number;
@@ -127,7 +127,7 @@ function decoded(checkKey: string, e: Encoded): SeriesVerdicts {
   decodeInto(columns.lower, e.l);
   decodeInto(columns.upper, e.u);
   decodeInto(columns.flags, e.f);
-  let warmUp: Float64Array | null = null;
+  let warmUp: Float64Array | undefined;
   if (e.w !== undefined) decodeInto((warmUp = new Float64Array(Buffer.byteLength(e.w, "base64") / 8)), e.w);
   return {
     check_key: checkKey,
