@@ -42,7 +42,7 @@ interface Options {
   /** --nab DIR (or NAB_DIR); null: ../shared/data/nab-dev from the repository root. */
   nab: string | null;
   realOnly: boolean;
-  /** Also judge the generated series as scans do (scan-shaped.ts; about 40 s). */
+  /** Also judge the generated series as scans do (scan-shaped.ts; about 3 minutes: every bucket scored over a warm-up and its window). */
   scanShaped: boolean;
 }
 
