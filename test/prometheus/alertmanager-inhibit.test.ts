@@ -64,7 +64,13 @@ describe.skipIf(!hasAlertmanager && !process.env.CI)("the inhibition rule on a r
   }, 60_000);
 
   afterAll(async () => {
-    alertmanager?.kill();
+    // Alertmanager writes its snapshots on the way out: its data directory is removed once it has
+    // exited (as real-prometheus.test.ts does), not beside it (ENOTEMPTY in a CI run).
+    if (alertmanager && alertmanager.exitCode === null && alertmanager.signalCode === null) {
+      const exited = new Promise((resolve) => alertmanager.once("exit", resolve));
+      alertmanager.kill();
+      await exited;
+    }
     await rm(dir, { recursive: true, force: true });
   });
 
