@@ -55,9 +55,19 @@ export function scoreWindow(
   const kept = buckets[0]?.start ?? Infinity;
   const level_shifts = scored.level_shifts.filter((start) => start >= kept);
   const verdict: SeriesVerdict = { ...scored, buckets, level_shifts, level_shift_at: level_shifts.at(-1) ?? null };
-  const warm_up = new Float64Array(Math.max(0, windowFrom - from));
-  for (let i = from; i < windowFrom; i++) warm_up[i - from] = values[i]!;
-  return { verdict, warm_up };
+  return { verdict, warm_up: warmUpOf(values, from, windowFrom) };
+}
+
+/**
+ * The warm-up values: a view on the read's own array where it is one (a scan's reading, which a
+ * replica caches anyway: a copy would hold them twice, some 6 MB at 10,000 metrics), else a copy.
+ * A view keeps its reading's block alive while the verdicts are held, past the cache's eviction of
+ * it: at most one scan's reads, the next scan's verdicts replace these.
+ */
+function warmUpOf(values: ArrayLike<number>, from: number, to: number): Float64Array {
+  if (to <= from) return new Float64Array(0);
+  if (values instanceof Float64Array) return values.subarray(from, to);
+  return Float64Array.from({ length: to - from }, (_, i) => values[from + i]!);
 }
 
 function unscored(

@@ -33,6 +33,13 @@ describe("scoreWindow", () => {
     expect(verdict.buckets.filter((b) => b.in_detection).map((b) => b.start)).toEqual(starts(58).slice(56));
   });
 
+  it("keeps the warm-up of a scan's reading as a view on it, not a second copy of its values", () => {
+    const read = Float64Array.from(steady(70)); // a cached reading reaches further back than one check
+    const { warm_up } = scoreWindow(starts(70), read, settings, "count");
+    expect(warm_up.buffer).toBe(read.buffer);
+    expect([...warm_up]).toEqual([...read.subarray(12, 40)]);
+  });
+
   it("reads at most one warm-up window: older buckets do not change the verdicts", () => {
     const values = steady(90);
     const all = scoreWindow(starts(90), values, settings, "count");
