@@ -68,7 +68,7 @@ function* judgeAnomalyCheckSteps(
   const scored = scoreCheck(test, grain.series, feedback);
   if (scored === null) return none(notEvaluated("the series query returned no values for this check"));
   const { observation, flagged } = observeSeries(test, reading.group, scored.verdict);
-  return { observation, flagged, judged: true, verdicts: toSeriesVerdicts(test.key, scored.verdict, scored.warm_up) };
+  return { observation, flagged, judged: true, verdicts: toSeriesVerdicts(test.key, scored.verdict, scored.warm_up, scored.read) };
 }
 
 /** The feedback on one check's series, as a comparable string. */

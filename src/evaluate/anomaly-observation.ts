@@ -174,6 +174,6 @@ export function rescore(test: InferredTest, held: SeriesVerdicts, feedback: Feed
   values.set(warmUp);
   values.set(held.value, warmUp.length);
   for (let i = -warmUp.length; i < held.value.length; i++) starts.push(bucketStart(held, i));
-  const { verdict, warm_up } = scoreWindow(starts, values, probe.settings, seriesKind(probe), feedback.get(test.key));
-  return toSeriesVerdicts(test.key, verdict, warm_up);
+  const { verdict, warm_up, read } = scoreWindow(starts, values, probe.settings, seriesKind(probe), feedback.get(test.key));
+  return toSeriesVerdicts(test.key, verdict, warm_up, read);
 }

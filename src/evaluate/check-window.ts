@@ -14,6 +14,8 @@ export interface WindowScore {
   verdict: SeriesVerdict;
   /** the values scored before the window: from the first with a value, empty when none was */
   warm_up: Float64Array;
+  /** the window's values as read (a view on them), null when they were not a Float64Array */
+  read: Float64Array | null;
 }
 
 /**
@@ -55,14 +57,18 @@ export function scoreWindow(
   const kept = buckets[0]?.start ?? Infinity;
   const level_shifts = scored.level_shifts.filter((start) => start >= kept);
   const verdict: SeriesVerdict = { ...scored, buckets, level_shifts, level_shift_at: level_shifts.at(-1) ?? null };
-  return { verdict, warm_up: warmUpOf(values, from, windowFrom) };
+  return {
+    verdict,
+    warm_up: warmUpOf(values, from, windowFrom),
+    read: values instanceof Float64Array ? values.subarray(windowFrom, n) : null,
+  };
 }
 
 /**
  * The warm-up values: a view on the read's own array where it is one (a scan's reading, which a
  * replica caches anyway: a copy would hold them twice, some 6 MB at 10,000 metrics), else a copy.
- * A view keeps its reading's block alive while the verdicts are held, past the cache's eviction of
- * it: at most one scan's reads, the next scan's verdicts replace these.
+ * A view (this and `read`) keeps its reading's block alive while the verdicts are held, past the
+ * cache's eviction of it: at most one scan's reads, the next scan's verdicts replace these.
  */
 function warmUpOf(values: ArrayLike<number>, from: number, to: number): Float64Array {
   if (to <= from) return new Float64Array(0);

@@ -77,21 +77,54 @@ export function packedColumns(n: number): VerdictColumns {
   };
 }
 
+/**
+ * The columns with `value` given (the scan's reading of the window, which the series cache holds
+ * anyway: a view on it, not a copy) and the other four on one buffer of their own.
+ */
+function columnsOver(value: Float64Array): VerdictColumns {
+  const n = value.length;
+  const buffer = new ArrayBuffer((BUCKET_BYTES - COLUMN_BOUNDS[1]) * n);
+  const at = (bound: number) => (bound - COLUMN_BOUNDS[1]) * n;
+  return {
+    value,
+    expected: new Float32Array(buffer, at(COLUMN_BOUNDS[1]), n),
+    lower: new Float32Array(buffer, at(COLUMN_BOUNDS[2]), n),
+    upper: new Float32Array(buffer, at(COLUMN_BOUNDS[3]), n),
+    flags: new Uint8Array(buffer, at(COLUMN_BOUNDS[4]), n),
+  };
+}
+
+/** True when `read` holds each bucket's value as the value column would (NaN for none). */
+function readsAs(read: Float64Array, buckets: SeriesVerdict["buckets"]): boolean {
+  if (read.length !== buckets.length) return false;
+  for (let i = 0; i < read.length; i++) if (!Object.is(read[i], finite(buckets[i]!.value))) return false;
+  return true;
+}
+
 const finite = (v: number | null): number => (v !== null && Number.isFinite(v) ? v : NaN);
 const NO_COLUMNS = packedColumns(0);
 
-/** A scored series (src/anomaly) as kept; null when it has no buckets or they are not evenly spaced. */
-export function toSeriesVerdicts(checkKey: string, verdict: SeriesVerdict, warmUp?: Float64Array): SeriesVerdicts | null {
+/**
+ * A scored series (src/anomaly) as kept; null when it has no buckets or they are not evenly spaced.
+ * `read`: the window's values as the scan read them (check-window.ts), kept as the value column
+ * when they are the buckets' values.
+ */
+export function toSeriesVerdicts(
+  checkKey: string,
+  verdict: SeriesVerdict,
+  warmUp?: Float64Array,
+  read?: Float64Array | null,
+): SeriesVerdicts | null {
   const buckets = verdict.buckets;
   if (buckets.length === 0) return null;
   const start = buckets[0]!.start;
   const step = buckets.length > 1 ? buckets[1]!.start - start : 0;
   const excluded = new Map<number, string>();
-  const columns = packedColumns(buckets.length);
+  const columns = read && readsAs(read, buckets) ? columnsOver(read) : packedColumns(buckets.length);
   for (const [i, b] of buckets.entries()) {
     if (b.start !== start + i * step) return null;
     columns.flags[i] = (b.anomalous ? ANOMALOUS : 0) | (b.feedback ? FEEDBACK : 0);
-    columns.value[i] = finite(b.value);
+    if (columns.value !== read) columns.value[i] = finite(b.value);
     columns.expected[i] = finite(b.expected);
     columns.lower[i] = finite(b.lower);
     columns.upper[i] = finite(b.upper);

@@ -1,8 +1,11 @@
 // A check's window scored after the warm-up read before it: what trains, what is kept, and that a
-// table younger than its window is scored as the evaluation scores a series (from its first value).
+// table younger than its window is scored as the evaluation scores a series (from its first value),
+// and what the verdicts keep of the reading without copying it.
 import { describe, expect, it } from "vitest";
 import { scoreSeries } from "../../src/anomaly/score-series.js";
 import { scoreWindow } from "../../src/evaluate/check-window.js";
+import { sameVerdicts, toSeriesVerdicts } from "../../src/evaluate/series-verdicts.js";
+import { encodeVerdicts } from "../../src/store/anomaly-verdicts.js";
 import type { SeriesSettings } from "../../src/infer/types.js";
 
 const DAY_MS = 86_400_000;
@@ -33,11 +36,28 @@ describe("scoreWindow", () => {
     expect(verdict.buckets.filter((b) => b.in_detection).map((b) => b.start)).toEqual(starts(58).slice(56));
   });
 
-  it("keeps the warm-up of a scan's reading as a view on it, not a second copy of its values", () => {
+  it("keeps the warm-up and the window's values of a scan's reading as views on it, not second copies", () => {
     const read = Float64Array.from(steady(70)); // a cached reading reaches further back than one check
-    const { warm_up } = scoreWindow(starts(70), read, settings, "count");
-    expect(warm_up.buffer).toBe(read.buffer);
-    expect([...warm_up]).toEqual([...read.subarray(12, 40)]);
+    read[65] = NaN; // a bucket without a value
+    const scored = scoreWindow(starts(70), read, settings, "count");
+    expect(scored.warm_up.buffer).toBe(read.buffer);
+    expect([...scored.warm_up]).toEqual([...read.subarray(12, 40)]);
+    const kept = toSeriesVerdicts("k", scored.verdict, scored.warm_up, scored.read)!;
+    expect(kept.value.buffer).toBe(read.buffer);
+    expect([...kept.value]).toEqual([...read.subarray(40)]);
+    // The same verdicts as from copies, and the same text for the store.
+    const copied = toSeriesVerdicts("k", scored.verdict, Float64Array.from(scored.warm_up))!;
+    expect(copied.value.buffer).not.toBe(read.buffer);
+    expect(sameVerdicts(kept, copied)).toBe(true);
+    expect(encodeVerdicts(kept)).toBe(encodeVerdicts(copied));
+  });
+
+  it("copies the values when the read is not the buckets' values", () => {
+    const scored = scoreWindow(starts(58), Float64Array.from(steady(58)), settings, "count");
+    const other = Float64Array.from(scored.read!, (v) => v + 1);
+    const kept = toSeriesVerdicts("k", scored.verdict, scored.warm_up, other)!;
+    expect(kept.value.buffer).not.toBe(other.buffer);
+    expect([...kept.value]).toEqual(scored.verdict.buckets.map((b) => b.value));
   });
 
   it("reads at most one warm-up window: older buckets do not change the verdicts", () => {
