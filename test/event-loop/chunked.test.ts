@@ -39,4 +39,31 @@ describe("forEachSlice", () => {
     await forEachSlice([1, 2, 3, 4, 5], (slice) => seen.push(...slice), 2);
     expect(seen).toEqual([1, 2, 3, 4, 5]);
   });
+
+  it("hands the event loop back once a slice ends past the budget, not after every slice", async () => {
+    let turns = 0;
+    const tick = setInterval(() => (turns += 1), 0);
+    const slow = Array.from({ length: 6 }, (_, i) => i);
+    await forEachSlice(
+      slow,
+      () => {
+        const until = performance.now() + 4;
+        while (performance.now() < until);
+      },
+      1,
+      3,
+    );
+    expect(turns).toBeGreaterThan(0);
+    turns = 0;
+    const fast: number[] = [];
+    await forEachSlice(
+      Array.from({ length: 1000 }, (_, i) => i),
+      (slice) => fast.push(...slice),
+      10,
+      1_000,
+    );
+    clearInterval(tick);
+    expect(fast).toHaveLength(1000);
+    expect(turns).toBe(0);
+  });
 });
