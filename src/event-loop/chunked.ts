@@ -3,10 +3,10 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 
 /**
- * Items per slice: well under a millisecond of the pure stages' work each on a slow host. The
- * event loop is handed back once a slice ends past the budget: 2,000 items a slice, handed back
- * after each, held it some 90 ms a slice on a 2-core host (identifying 30,000 checks), and a
- * mark-compact landing in one made the scan's longest stall.
+ * Items per slice: some 10 ms of the heaviest pure stage (identifying checks) on a 2-core host.
+ * The event loop is handed back once a slice ends past the budget: slices of 2,000, handed back
+ * after each, held it about 90 ms a slice there, and a mark-compact landing in one stalls
+ * requests for both.
  */
 export const SLICE = 250;
 
