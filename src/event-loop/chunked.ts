@@ -16,12 +16,13 @@ export async function forEachSlice<T>(
   size = SLICE,
   budgetMs = 20,
 ): Promise<void> {
-  let since = performance.now();
+  await runSteps(sliceSteps(items, run, size), budgetMs);
+}
+
+/** One step a slice, pausing before each but the first (no pause after the last). */
+function* sliceSteps<T>(items: readonly T[], run: (slice: readonly T[], start: number) => void, size: number): Generator<void> {
   for (let start = 0; start < items.length; start += size) {
-    if (start > 0 && performance.now() - since >= budgetMs) {
-      await yieldToLoop();
-      since = performance.now();
-    }
+    if (start > 0) yield;
     run(items.slice(start, start + size), start);
   }
 }
