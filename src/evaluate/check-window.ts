@@ -14,8 +14,8 @@ export interface WindowScore {
   verdict: SeriesVerdict;
   /** the values scored before the window: from the first with a value, empty when none was */
   warm_up: Float64Array;
-  /** the window's values as read (a view on them), null when they were not a Float64Array */
-  read: Float64Array | null;
+  /** the window's values as read (valuesIn: a view on a scan's reading) */
+  read: Float64Array;
 }
 
 /**
@@ -59,18 +59,19 @@ export function scoreWindow(
   const verdict: SeriesVerdict = { ...scored, buckets, level_shifts, level_shift_at: level_shifts.at(-1) ?? null };
   return {
     verdict,
-    warm_up: warmUpOf(values, from, windowFrom),
-    read: values instanceof Float64Array ? values.subarray(windowFrom, n) : null,
+    warm_up: valuesIn(values, from, windowFrom),
+    read: valuesIn(values, windowFrom, n),
   };
 }
 
 /**
- * The warm-up values: a view on the read's own array where it is one (a scan's reading, which a
- * replica caches anyway: a copy would hold them twice, some 6 MB at 10,000 metrics), else a copy.
- * A view (this and `read`) keeps its reading's block alive while the verdicts are held, past the
- * cache's eviction of it: at most one scan's reads, the next scan's verdicts replace these.
+ * values[from, to): a view where `values` is a Float64Array (a scan's reading, which a replica
+ * caches anyway: the warm-up and the window's values copied into the verdicts held them twice,
+ * some 13 MB at 10,000 metrics), else a copy. A view keeps its reading's block alive while the
+ * verdicts are held, past the cache's eviction of it: at most one scan's reads, the next scan's
+ * verdicts replace these. Empty: a fresh empty array, which keeps nothing alive.
  */
-function warmUpOf(values: ArrayLike<number>, from: number, to: number): Float64Array {
+function valuesIn(values: ArrayLike<number>, from: number, to: number): Float64Array {
   if (to <= from) return new Float64Array(0);
   if (values instanceof Float64Array) return values.subarray(from, to);
   return Float64Array.from({ length: to - from }, (_, i) => values[from + i]!);

@@ -113,7 +113,7 @@ export function toSeriesVerdicts(
   checkKey: string,
   verdict: SeriesVerdict,
   warmUp?: Float64Array,
-  read?: Float64Array | null,
+  read?: Float64Array,
 ): SeriesVerdicts | null {
   const buckets = verdict.buckets;
   if (buckets.length === 0) return null;

@@ -54,7 +54,7 @@ describe("scoreWindow", () => {
 
   it("copies the values when the read is not the buckets' values", () => {
     const scored = scoreWindow(starts(58), Float64Array.from(steady(58)), settings, "count");
-    const other = Float64Array.from(scored.read!, (v) => v + 1);
+    const other = Float64Array.from(scored.read, (v) => v + 1);
     const kept = toSeriesVerdicts("k", scored.verdict, scored.warm_up, other)!;
     expect(kept.value.buffer).not.toBe(other.buffer);
     expect([...kept.value]).toEqual(scored.verdict.buckets.map((b) => b.value));
